@@ -1,0 +1,24 @@
+# One image for both Herald processes; docker-compose.yml chooses the entry point
+# (`node --import tsx src/worker.ts` or `node --import tsx src/api/server.ts`).
+FROM node:20-slim
+
+WORKDIR /app
+
+# tsx runs the TypeScript sources directly and is a devDependency, so `npm ci --omit=dev`
+# would leave the image unable to start: the whole lockfile is installed. NODE_ENV is set
+# only after this step because npm ci skips devDependencies when it is "production".
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund && npm cache clean --force
+
+COPY tsconfig.json ./
+COPY src ./src
+
+# HERALD_DATA_DIR defaults to .data under the working directory; the unprivileged user
+# must be able to create files there even though /app itself belongs to root.
+RUN mkdir -p /app/.data && chown node:node /app/.data
+
+ENV NODE_ENV=production
+USER node
+
+EXPOSE 3000
+CMD ["node", "--import", "tsx", "src/worker.ts"]

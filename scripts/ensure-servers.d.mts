@@ -1,0 +1,2 @@
+export function ensureDevServer(): string;
+export function ensureTestServer(): string;

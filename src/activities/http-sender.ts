@@ -1,0 +1,133 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { request } from 'undici';
+import { isForbiddenAddress, type Cidr } from '../policy/address.js';
+import { checkEndpointUrl } from '../policy/url-check.js';
+import type { SendRequest, SendResult } from '../shared/delivery-types.js';
+import { standardWebhookHeaders } from '../signing/standard-webhooks.js';
+import { errorCodeFor } from './error-codes.js';
+import type { PinnedDispatchers } from './pinned-dispatcher.js';
+
+export const RESPONSE_SNIPPET_BYTES = 512;
+// Read at most this much of a response so the connection can be reused; drop the rest.
+const DRAIN_LIMIT_BYTES = 64 * 1024;
+
+export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
+
+export interface HttpSenderDeps {
+  dispatchers: PinnedDispatchers;
+  allowAddresses: Cidr[];
+  allowHttpHosts: string[];
+  now: () => Date;
+  resolve?: Resolver;
+  userAgent?: string;
+}
+
+const defaultResolve: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+
+class DnsTimeout extends Error {}
+
+/** One Herald attempt: at most one HTTP request, or a refusal with nothing sent. */
+export function createHttpSender(deps: HttpSenderDeps) {
+  const resolve = deps.resolve ?? defaultResolve;
+
+  return async function send(req: SendRequest): Promise<SendResult> {
+    const startedAt = deps.now();
+    const t0 = performance.now();
+    const done = (r: Omit<SendResult, 'startedAt' | 'finishedAt' | 'latencyMs'>): SendResult => ({
+      startedAt: startedAt.toISOString(),
+      finishedAt: deps.now().toISOString(),
+      latencyMs: Math.round(performance.now() - t0),
+      ...r,
+    });
+
+    // R-URL is checked again at send time: a stored URL may predate a stricter rule.
+    const checked = checkEndpointUrl(req.target.url, { allowInsecureHosts: deps.allowHttpHosts });
+    if (!checked.ok) return done({ code: checked.code, notSent: true });
+    const url = checked.url;
+    const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+
+    const timeoutMs = req.timeoutSeconds * 1000;
+    const abort = AbortSignal.timeout(timeoutMs);
+
+    let address: string;
+    let family: number;
+    if (isIP(hostname)) {
+      address = hostname;
+      family = isIP(hostname);
+    } else {
+      try {
+        const found = await Promise.race([
+          resolve(hostname),
+          new Promise<never>((_, reject) => abort.addEventListener('abort', () => reject(new DnsTimeout())),
+          ),
+        ]);
+        const first = found[0];
+        if (!first) return done({ code: 'dns_failed', notSent: true });
+        address = first.address;
+        family = first.family;
+      } catch {
+        // Both a failed and a too-slow lookup are `dns_failed` (R-TIMEOUT), never `timeout`.
+        return done({ code: 'dns_failed', notSent: true });
+      }
+    }
+    if (isForbiddenAddress(address, deps.allowAddresses)) return done({ code: 'private_address', notSent: true });
+
+    const timestamp = Math.floor(deps.now().getTime() / 1000);
+    const headers: Record<string, string> = {
+      'content-type': 'application/json',
+      'user-agent': deps.userAgent ?? 'Herald-Webhooks/0.1',
+      ...standardWebhookHeaders({
+        secrets: req.target.secrets,
+        msgId: req.event.id,
+        timestampSeconds: timestamp,
+        body: req.event.body,
+      }),
+      [req.deliveryIdHeader.toLowerCase()]: `${req.deliveryId}:${req.attempt}`,
+      'idempotency-key': req.deliveryId,
+    };
+
+    try {
+      const res = await request(url, {
+        method: 'POST',
+        headers,
+        body: req.event.body,
+        dispatcher: deps.dispatchers.get(hostname, address, family),
+        signal: abort,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      });
+      const snippet = await readSnippet(res.body);
+      const status = res.statusCode;
+      const retryAfter = res.headers['retry-after'];
+      const ok = status >= 200 && status < 300;
+      return done({
+        httpStatus: status,
+        code: ok ? undefined : status >= 300 && status < 400 ? 'redirect_not_allowed' : status === 410 ? 'gone' : `http_${status}`,
+        retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
+        responseBody: snippet,
+      });
+    } catch (err) {
+      return done({ code: errorCodeFor(err) });
+    }
+  };
+}
+
+async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): void }): Promise<string> {
+  const kept: Buffer[] = [];
+  let keptBytes = 0;
+  let seen = 0;
+  for await (const chunk of body) {
+    if (keptBytes < RESPONSE_SNIPPET_BYTES) {
+      const part = chunk.subarray(0, RESPONSE_SNIPPET_BYTES - keptBytes);
+      kept.push(part);
+      keptBytes += part.length;
+    }
+    seen += chunk.length;
+    if (seen > DRAIN_LIMIT_BYTES) {
+      body.destroy();
+      break;
+    }
+  }
+  return Buffer.concat(kept).toString('utf8');
+}

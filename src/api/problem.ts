@@ -1,0 +1,54 @@
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+
+/** RFC 9457 problem details; `code` is Herald's stable, machine-readable reason. */
+export interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail?: string;
+  [extra: string]: unknown;
+}
+
+export function problem(
+  c: Context,
+  status: ContentfulStatusCode,
+  code: string,
+  title: string,
+  detail?: string,
+  extra: Record<string, unknown> = {},
+): Response {
+  const body: Problem = { type: `https://herald.dev/problems/${code}`, title, status, code, detail, ...extra };
+  return c.body(JSON.stringify(body), status, { 'content-type': 'application/problem+json' });
+}
+
+export function validationProblem(c: Context, error: z.ZodError): Response {
+  const errors = error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
+  const first = errors[0];
+  return problem(
+    c,
+    400,
+    'validation_failed',
+    'The request body is not valid',
+    first ? `${first.path || '(body)'}: ${first.message}` : undefined,
+    { errors },
+  );
+}
+
+/** Reads a JSON body, answering malformed JSON with a problem instead of throwing. */
+export async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+  const type = c.req.header('content-type') ?? '';
+  if (!/^application\/(.+\+)?json\b/i.test(type)) {
+    return {
+      ok: false,
+      response: problem(c, 415, 'unsupported_media_type', 'Send the body as application/json'),
+    };
+  }
+  try {
+    return { ok: true, value: await c.req.json() };
+  } catch {
+    return { ok: false, response: problem(c, 400, 'malformed_json', 'The request body is not valid JSON') };
+  }
+}

@@ -1,0 +1,30 @@
+import { serve } from '@hono/node-server';
+import { fileURLToPath } from 'node:url';
+import type { Client } from '@temporalio/client';
+import { loadConfig, type Config } from '../config.js';
+import { connectClient } from '../temporal/connect.js';
+import { createApp } from './app.js';
+
+export function startApi(client: Client, config: Config) {
+  const app = createApp({ client, config });
+  const server = serve({ fetch: app.fetch, hostname: config.HERALD_API_HOST, port: config.HERALD_API_PORT });
+  return {
+    server,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+async function main() {
+  const config = loadConfig();
+  if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
+  const { client } = await connectClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  startApi(client, config);
+  console.log(`[herald] API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main().catch((err) => {
+    console.error(err);
+    process.exit(1);
+  });
+}

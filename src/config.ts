@@ -1,0 +1,57 @@
+import { z } from 'zod';
+
+// Every setting Herald reads from the environment, parsed once at start-up so a typo
+// fails the process before it accepts work rather than in the middle of a delivery.
+const csv = z
+  .string()
+  .transform((s) =>
+    s
+      .split(',')
+      .map((x) => x.trim())
+      .filter(Boolean),
+  );
+
+const port = z.coerce.number().int().min(0).max(65535);
+
+export const configSchema = z.object({
+  TEMPORAL_ADDRESS: z.string().min(1).optional(),
+  TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
+  HERALD_TASK_QUEUE: z.string().min(1).default('herald'),
+  HERALD_API_HOST: z.string().min(1).default('127.0.0.1'),
+  HERALD_API_PORT: port.default(3000),
+  HERALD_DATA_DIR: z.string().min(1).default('.data'),
+  HERALD_TEMPORAL_PORT: port.default(7233),
+  HERALD_TEMPORAL_UI_PORT: port.default(8233),
+  HERALD_OPERATOR_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  // CIDRs that may be delivered to despite R-SSRF; for local development only.
+  HERALD_ALLOW_ADDRESSES: csv.default([]),
+  // Hosts that may use plain http (R-URL demands https); for local receivers only.
+  HERALD_ALLOW_HTTP_HOSTS: csv.default([]),
+  HERALD_DEFAULT_PRESET: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']).default('standard'),
+  HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = 'ConfigError';
+}
+
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const known = Object.fromEntries(Object.entries(env).filter(([k]) => k in configSchema.shape));
+  const parsed = configSchema.safeParse(known);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new ConfigError(`invalid Herald configuration:\n${lines.join('\n')}`);
+  }
+  return parsed.data;
+}
+
+/** Development defaults: `npm start` delivers to receivers on this machine out of the box. */
+export function withDevDefaults(env: Record<string, string | undefined>): Record<string, string | undefined> {
+  return {
+    HERALD_ALLOW_ADDRESSES: '127.0.0.1/32,::1/128',
+    HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1,localhost,[::1]',
+    ...env,
+  };
+}

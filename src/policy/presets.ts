@@ -1,0 +1,146 @@
+import type { DeliveryPolicy, PresetName } from './types.js';
+import { RAILHOOK_DEFAULT_RETRYABLE_STATUSES } from './status-grammar.js';
+
+export type { DeliveryPolicy, PresetName } from './types.js';
+
+export const PRESET_NAMES: readonly PresetName[] = Object.freeze([
+  'standard',
+  'smengo',
+  'railhook',
+  'bird',
+  'dongtien',
+]);
+
+const MIN = 60;
+const HOUR = 3600;
+
+/** "Attempt timeout + a few seconds" (SPEC §3 lease row): room for DNS and reading the first 512 bytes. */
+export const LEASE_GRACE_SECONDS = 5;
+/** Railhook's `WEBHOOK_CLAIM_TIMEOUT_SECONDS` default; above its 60 s timeout ceiling. */
+export const RAILHOOK_CLAIM_TIMEOUT_SECONDS = 300;
+/** Railhook's `WEBHOOK_RETRY_AFTER_MAX_SECONDS` default. */
+export const RAILHOOK_RETRY_AFTER_MAX_SECONDS = 6 * HOUR;
+
+// The schedule three seeds share (smengo, bird, dongtien) and standard adopts.
+const SHARED_DELAYS = [5, 5 * MIN, 30 * MIN, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 * HOUR];
+
+// Every non-2xx status, in the grammar. 1xx is listed so "every non-2xx" is
+// literally true even though a final 1xx response is practically impossible.
+const EVERY_FAILURE = '1xx,3xx,4xx,5xx';
+
+/** The lease a preset uses for a given attempt timeout. */
+export function leaseSecondsFor(preset: PresetName, timeoutSeconds: number): number {
+  return preset === 'railhook' ? RAILHOOK_CLAIM_TIMEOUT_SECONDS : timeoutSeconds + LEASE_GRACE_SECONDS;
+}
+
+function deepFreeze<T extends object>(o: T): T {
+  for (const v of Object.values(o)) if (v !== null && typeof v === 'object') deepFreeze(v as object);
+  return Object.freeze(o);
+}
+
+const standard: DeliveryPolicy = {
+  preset: 'standard',
+  direction: 'outbound',
+  maxAttempts: 8,
+  retryDelaysSeconds: SHARED_DELAYS,
+  jitter: { min: 0.9, max: 1.1, fromAttempt: 2 },
+  timeoutSeconds: 15,
+  // 410 is excluded here and handled by goneAction; stated twice on purpose so
+  // the list alone already reads like the SPEC row.
+  retryableStatuses: `${EVERY_FAILURE},!410`,
+  retryAfter: { statuses: '429,503', rule: 'max', capSeconds: HOUR, minSeconds: 0, ignore: false },
+  minDelayAfter429OrTimeoutSeconds: 0,
+  lifetimeSeconds: 96 * HOUR,
+  deliveryIdHeader: 'Webhook-Delivery-Id',
+  privateAddress: 'retry',
+  invalidUrl: 'retry',
+  goneAction: 'exhaust_and_disable',
+  leaseSeconds: leaseSecondsFor('standard', 15),
+};
+
+const smengo: DeliveryPolicy = {
+  ...standard,
+  preset: 'smengo',
+  retryDelaysSeconds: [...SHARED_DELAYS],
+  jitter: { ...standard.jitter },
+  retryAfter: { statuses: '429,5xx', rule: 'max', capSeconds: HOUR, minSeconds: 0, ignore: false },
+  lifetimeSeconds: null,
+  deliveryIdHeader: 'Smengo-Delivery-Id',
+  goneAction: 'dead_and_disable',
+};
+
+const railhook: DeliveryPolicy = {
+  preset: 'railhook',
+  direction: 'outbound',
+  maxAttempts: 7,
+  retryDelaysSeconds: [MIN, 5 * MIN, 15 * MIN, HOUR, 6 * HOUR, 24 * HOUR],
+  jitter: { min: 0.5, max: 1.5, fromAttempt: 2 },
+  timeoutSeconds: 30,
+  retryableStatuses: RAILHOOK_DEFAULT_RETRYABLE_STATUSES,
+  retryAfter: {
+    statuses: '429,503',
+    rule: 'max',
+    capSeconds: RAILHOOK_RETRY_AFTER_MAX_SECONDS,
+    minSeconds: 0,
+    ignore: false,
+  },
+  minDelayAfter429OrTimeoutSeconds: 0,
+  lifetimeSeconds: 96 * HOUR,
+  // Only Smengo's seed names a header; the others keep Herald's Standard Webhooks-style name.
+  deliveryIdHeader: 'Webhook-Delivery-Id',
+  privateAddress: 'fail',
+  invalidUrl: 'fail',
+  goneAction: 'follow_list',
+  leaseSeconds: RAILHOOK_CLAIM_TIMEOUT_SECONDS,
+};
+
+const bird: DeliveryPolicy = {
+  ...standard,
+  preset: 'bird',
+  retryDelaysSeconds: [...SHARED_DELAYS],
+  jitter: { min: 0.8, max: 1.2, fromAttempt: 2 },
+  retryableStatuses: EVERY_FAILURE,
+  retryAfter: { statuses: '429,503', rule: 'max', capSeconds: 6 * HOUR, minSeconds: 0, ignore: false },
+  minDelayAfter429OrTimeoutSeconds: 60,
+  lifetimeSeconds: null,
+  goneAction: 'follow_list',
+};
+
+const dongtien: DeliveryPolicy = {
+  ...standard,
+  preset: 'dongtien',
+  retryDelaysSeconds: [...SHARED_DELAYS],
+  jitter: { min: 0.9, max: 1.1, fromAttempt: 2 },
+  timeoutSeconds: 10,
+  // The header applies to "any failed response"; 410 never reaches it (goneAction).
+  retryAfter: {
+    statuses: EVERY_FAILURE,
+    rule: 'replace',
+    capSeconds: 24 * HOUR,
+    minSeconds: 1,
+    ignore: false,
+  },
+  lifetimeSeconds: null,
+  goneAction: 'exhaust_and_disable',
+  leaseSeconds: leaseSecondsFor('dongtien', 10),
+};
+
+/** Outbound presets, frozen: resolvePolicy hands out copies. */
+export const PRESETS: Record<PresetName, DeliveryPolicy> = deepFreeze({
+  standard,
+  smengo,
+  railhook,
+  bird,
+  dongtien,
+});
+
+/** R-RH-INBOUND: Railhook's forward of a received webhook to its destination. */
+export const INBOUND_FORWARD_POLICY: DeliveryPolicy = deepFreeze({
+  ...railhook,
+  direction: 'inbound',
+  maxAttempts: 5,
+  retryDelaysSeconds: [MIN, 5 * MIN, 15 * MIN, HOUR],
+  jitter: { ...railhook.jitter },
+  retryAfter: { ...railhook.retryAfter },
+  lifetimeSeconds: 24 * HOUR,
+});

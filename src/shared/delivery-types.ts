@@ -1,0 +1,82 @@
+import type { DeliveryPolicy } from '../policy/policy.js';
+
+/** R-STATUS. */
+export type DeliveryStatus = 'pending' | 'processing' | 'succeeded' | 'failed' | 'exhausted' | 'dead';
+
+export const TERMINAL_STATUSES: readonly DeliveryStatus[] = ['succeeded', 'failed', 'exhausted', 'dead'];
+
+/** The event as the receiver sees it. `body` is the exact JSON text sent on every attempt (R-SIGN). */
+export interface EventEnvelope {
+  id: string;
+  type: string;
+  occurredAt: string;
+  body: string;
+}
+
+/** Where to send, when the delivery is not bound to an endpoint workflow. */
+export interface DeliveryTarget {
+  url: string;
+  secrets: string[];
+}
+
+export interface DeliveryInput {
+  deliveryId: string;
+  tenantId: string;
+  endpointId: string;
+  event: EventEnvelope;
+  target: DeliveryTarget;
+  policy: DeliveryPolicy;
+  /** ISO time the delivery was created; the lifetime clock (R-RH-LIFETIME) runs from here. */
+  createdAt: string;
+}
+
+/** One row of the attempt log (R-RESP). Deferrals and lease losses are rows too, but not attempts. */
+export interface AttemptRecord {
+  kind: 'attempt' | 'deferral' | 'lease_expired';
+  /** Attempt number within its round, 1-based; for non-attempt rows, the attempt it preceded. */
+  attempt: number;
+  round: number;
+  startedAt: string;
+  finishedAt: string;
+  latencyMs: number;
+  httpStatus?: number;
+  /** `http_<status>`, `timeout`, `network_ECONNREFUSED`, ... ; absent on success. */
+  code?: string;
+  /** First 512 bytes of the response body, as text. */
+  responseBody?: string;
+}
+
+export interface DeliveryState {
+  deliveryId: string;
+  eventId: string;
+  endpointId: string;
+  status: DeliveryStatus;
+  round: number;
+  attemptsInRound: number;
+  attempts: AttemptRecord[];
+  nextAttemptAt?: string;
+  lastCode?: string;
+}
+
+/** What the send activity reports; it never throws for an HTTP outcome, only for a crash. */
+export interface SendResult {
+  startedAt: string;
+  finishedAt: string;
+  latencyMs: number;
+  httpStatus?: number;
+  /** Set for every non-2xx outcome and every refusal to send. */
+  code?: string;
+  /** True when nothing left this machine (URL rejected, private address). */
+  notSent?: boolean;
+  retryAfter?: string;
+  responseBody?: string;
+}
+
+export interface SendRequest {
+  deliveryId: string;
+  attempt: number;
+  event: EventEnvelope;
+  target: DeliveryTarget;
+  timeoutSeconds: number;
+  deliveryIdHeader: string;
+}

@@ -1,0 +1,14 @@
+import { createHash, randomUUID } from 'node:crypto';
+
+/**
+ * A delivery id derived from (tenant, event, endpoint): publishing the same event twice
+ * maps to the same Temporal workflow id, so Temporal itself refuses the duplicate (R-IDEMP).
+ */
+export function deliveryIdFor(tenantId: string, eventId: string, endpointKey: string): string {
+  const h = createHash('sha256').update(`${tenantId}\n${eventId}\n${endpointKey}`).digest('base64url');
+  return `dlv_${h.slice(0, 26)}`;
+}
+
+export function newEventId(): string {
+  return `msg_${randomUUID().replace(/-/g, '')}`;
+}

@@ -1,0 +1,2 @@
+// The contract for other SDKs: workflow type names as registered on the worker.
+export const DELIVERY_WORKFLOW = 'deliveryWorkflow';

@@ -1,0 +1,107 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { createConnection } from 'node:net';
+import { dirname } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
+import { searchAttributeCliArgs } from '../shared/search-attributes.js';
+
+export interface DevServerOptions {
+  cliPath: string;
+  /** SQLite file: state survives restarts. Omit for an in-memory server (tests). */
+  dbFile?: string;
+  ip?: string;
+  port: number;
+  uiPort?: number;
+  namespace: string;
+  logLevel?: string;
+  /** Echo the server's own output (the CLI is chatty at info level). */
+  inheritOutput?: boolean;
+}
+
+export interface DevServer {
+  address: string;
+  uiUrl?: string;
+  process: ChildProcess;
+  stop(): Promise<void>;
+}
+
+// Defaults the CLI dev server ships with are tuned for a laptop demo; these keep many
+// sleeping deliveries and bursts of starts from being throttled by the server itself.
+const DYNAMIC_CONFIG = [
+  'frontend.namespaceRPS=100000',
+  'frontend.namespaceRPS.visibility=10000',
+  'history.rps=100000',
+  'matching.rps=100000',
+  'frontend.rps=100000',
+  'system.forceSearchAttributesCacheRefreshOnRead=true',
+];
+
+export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
+  const ip = opts.ip ?? '127.0.0.1';
+  const args = [
+    'server',
+    'start-dev',
+    '--ip',
+    ip,
+    '--port',
+    String(opts.port),
+    '--namespace',
+    opts.namespace,
+    '--log-level',
+    opts.logLevel ?? 'warn',
+    ...searchAttributeCliArgs(),
+    ...DYNAMIC_CONFIG.flatMap((kv) => ['--dynamic-config-value', kv]),
+  ];
+  if (opts.dbFile) {
+    mkdirSync(dirname(opts.dbFile), { recursive: true });
+    args.push('--db-filename', opts.dbFile);
+  }
+  if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  else args.push('--headless');
+
+  const child = spawn(opts.cliPath, args, {
+    stdio: opts.inheritOutput ? 'inherit' : ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr = (stderr + d.toString()).slice(-4000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const address = `${ip}:${opts.port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const state = await Promise.race([exited.then(() => 'exited' as const), portOpen(ip, opts.port)]);
+    if (state === 'exited') throw new Error(`Temporal dev server exited during start-up:\n${stderr}`);
+    if (state) break;
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`Temporal dev server did not open ${address} within 60 s:\n${stderr}`);
+    }
+    await delay(200);
+  }
+
+  return {
+    address,
+    uiUrl: opts.uiPort ? `http://${ip}:${opts.uiPort}` : undefined,
+    process: child,
+    async stop() {
+      if (child.exitCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+function portOpen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ host, port });
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+}

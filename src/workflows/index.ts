@@ -1,0 +1,2 @@
+// The worker bundles this file: every workflow Herald registers is exported here.
+export { deliveryWorkflow } from './delivery.js';

@@ -1,0 +1,68 @@
+import { Client, Connection } from '@temporalio/client';
+import { TestWorkflowEnvironment } from '@temporalio/testing';
+import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { readFileSync } from 'node:fs';
+import { inject } from 'vitest';
+import { loadConfig, type Config } from '../../src/config.js';
+import { HERALD_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes.js';
+import { temporal } from '@temporalio/proto';
+
+let runtimeInstalled = false;
+/** Keep the worker's logs to warnings so test output stays readable. */
+export function quietRuntime() {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  try {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+  } catch {
+    // already installed in this process
+  }
+}
+
+export function workflowBundle() {
+  return { code: readFileSync(inject('workflowBundlePath'), 'utf8') };
+}
+
+export function testConfig(overrides: Record<string, string> = {}): Config {
+  return loadConfig({
+    HERALD_TASK_QUEUE: `test-${Math.random().toString(36).slice(2, 10)}`,
+    HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
+    HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1,127.0.0.2,localhost,[::1]',
+    ...overrides,
+  });
+}
+
+/** The shared dev server started by the global setup. */
+export async function devServerClients() {
+  quietRuntime();
+  const address = inject('temporalAddress');
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
+  const client = new Client({ connection, namespace: 'default' });
+  return {
+    address,
+    client,
+    nativeConnection,
+    async close() {
+      await connection.close();
+      await nativeConnection.close();
+    },
+  };
+}
+
+/** The Java time-skipping test server, installed by scripts/ensure-servers.mjs. */
+export async function timeSkippingEnv() {
+  quietRuntime();
+  const env = await TestWorkflowEnvironment.createTimeSkipping({
+    server: { executable: { type: 'existing-path', path: inject('testServerPath') } },
+  });
+  // The Java test server knows no custom search attributes until told; the dev server
+  // gets them on its command line.
+  await env.connection.operatorService.addSearchAttributes({
+    namespace: env.namespace ?? 'default',
+    searchAttributes: Object.fromEntries(
+      HERALD_SEARCH_ATTRIBUTES.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+    ),
+  });
+  return env;
+}

@@ -1,0 +1,119 @@
+import { setTimeout as delay } from 'node:timers/promises';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import type { Config } from '../../src/config.js';
+import { deliveryStateQuery } from '../../src/shared/messages.js';
+import { generateSecret } from '../../src/signing/standard-webhooks.js';
+import { createHeraldWorker } from '../../src/worker.js';
+import { Receiver } from '../helpers/receiver.js';
+import { devServerClients, testConfig, workflowBundle } from '../helpers/temporal.js';
+
+describe('thin slice on the dev server (foundation)', () => {
+  let t: Awaited<ReturnType<typeof devServerClients>>;
+  let config: Config;
+  let stopWorker: () => Promise<void>;
+  const receiver = new Receiver();
+  let base: string;
+
+  beforeAll(async () => {
+    [t, base] = await Promise.all([devServerClients(), receiver.start()]);
+    config = testConfig();
+    const { worker, close } = await createHeraldWorker({
+      connection: t.nativeConnection,
+      config,
+      workflowBundle: workflowBundle(),
+    });
+    const running = worker.run();
+    stopWorker = async () => {
+      worker.shutdown();
+      await running;
+      await close();
+    };
+  });
+  afterAll(async () => {
+    await stopWorker?.();
+    await receiver.stop();
+    await t?.close();
+  });
+
+  it('R-SIGN R-STATUS: POST /v1/events delivers one signed request and the workflow is findable by its search attributes', async () => {
+    const app = createApp({ client: t.client, config });
+    const secret = generateSecret();
+    const res = await app.request('/v1/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'invoice.paid', payload: { amount: 42 }, targets: [{ url: `${base}/in`, secrets: [secret] }] }),
+    });
+    expect(res.status).toBe(202);
+    const body = (await res.json()) as { eventId: string; deliveries: Array<{ id: string }> };
+    expect(body.deliveries).toHaveLength(1);
+    const deliveryId = body.deliveries[0]!.id;
+
+    await receiver.waitFor(1);
+    const got = receiver.requests[0]!;
+    const verified = new Webhook(secret).verify(got.body, got.headers as Record<string, string>) as {
+      type: string;
+      data: unknown;
+    };
+    expect(verified).toMatchObject({ type: 'invoice.paid', data: { amount: 42 } });
+    expect(got.headers['webhook-id']).toBe(body.eventId);
+
+    const handle = t.client.workflow.getHandle(deliveryId);
+    await handle.result();
+    const state = await handle.query(deliveryStateQuery);
+    expect(state.status).toBe('succeeded');
+    expect(state.attempts).toHaveLength(1);
+
+    // Visibility is eventually consistent: poll briefly for the indexed status.
+    const query = `HeraldEventId = '${body.eventId}' AND HeraldStatus = 'succeeded' AND HeraldTenant = 'default' AND HeraldEventType = 'invoice.paid'`;
+    let found: string[] = [];
+    for (let i = 0; i < 50 && found.length === 0; i++) {
+      found = [];
+      for await (const wf of t.client.workflow.list({ query })) found.push(wf.workflowId);
+      if (found.length === 0) await delay(200);
+    }
+    expect(found).toEqual([deliveryId]);
+  });
+
+  it('R-IDEMP: publishing the same event id twice starts no second delivery', async () => {
+    const app = createApp({ client: t.client, config });
+    const before = receiver.requests.length;
+    const payload = {
+      id: `evt_idem_${Date.now()}`,
+      type: 'x.y',
+      payload: {},
+      targets: [{ url: `${base}/idem`, secrets: [generateSecret()] }],
+    };
+    const send = () =>
+      app.request('/v1/events', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(payload) });
+    const [a, b] = await Promise.all([send(), send()]);
+    const ja = (await a.json()) as { deliveries: Array<{ id: string; created: boolean }> };
+    const jb = (await b.json()) as { deliveries: Array<{ id: string; created: boolean }> };
+    expect(ja.deliveries[0]!.id).toBe(jb.deliveries[0]!.id);
+    expect([ja.deliveries[0]!.created, jb.deliveries[0]!.created].sort()).toEqual([false, true]);
+    await t.client.workflow.getHandle(ja.deliveries[0]!.id).result();
+    await delay(300);
+    expect(receiver.requests.length - before).toBe(1);
+  });
+
+  it('R-URL: a bad target URL and malformed JSON are answered with problem+json, never a crash', async () => {
+    const app = createApp({ client: t.client, config });
+    const bad = await app.request('/v1/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ type: 'a', payload: 1, targets: [{ url: 'http://example.com/x', secrets: [generateSecret()] }] }),
+    });
+    expect(bad.status).toBe(400);
+    expect(bad.headers.get('content-type')).toContain('application/problem+json');
+    expect(((await bad.json()) as { code: string }).code).toBe('not_https');
+
+    const malformed = await app.request('/v1/events', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"type":',
+    });
+    expect(malformed.status).toBe(400);
+    expect(((await malformed.json()) as { code: string }).code).toBe('malformed_json');
+  });
+});

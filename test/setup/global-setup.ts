@@ -1,0 +1,44 @@
+import { bundleWorkflowCode } from '@temporalio/worker';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { TestProject } from 'vitest/node';
+import { ensureDevServer, ensureTestServer } from '../../scripts/ensure-servers.mjs';
+import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
+import { WORKFLOWS_PATH } from '../../src/worker.js';
+import { freePort } from '../helpers/ports.js';
+
+declare module 'vitest' {
+  export interface ProvidedContext {
+    temporalAddress: string;
+    temporalCliPath: string;
+    testServerPath: string;
+    workflowBundlePath: string;
+  }
+}
+
+let server: DevServer | undefined;
+
+// One dev server and one workflow bundle for the whole run: both take seconds to make.
+export default async function setup(project: TestProject) {
+  const cli = ensureDevServer();
+  const testServer = ensureTestServer();
+  const [started, bundle] = await Promise.all([
+    startDevServer({ cliPath: cli, port: await freePort(), namespace: 'default' }),
+    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+  ]);
+  server = started;
+  const dir = mkdtempSync(join(tmpdir(), 'herald-bundle-'));
+  const bundlePath = join(dir, 'workflows.js');
+  writeFileSync(bundlePath, bundle.code);
+  project.provide('temporalAddress', server.address);
+  project.provide('temporalCliPath', cli);
+  project.provide('testServerPath', testServer);
+  project.provide('workflowBundlePath', bundlePath);
+  return async () => {
+    await server?.stop();
+  };
+}
+
+const noop = () => undefined;
+const quietLogger = { trace: noop, debug: noop, info: noop, warn: console.warn, error: console.error, log: noop };
