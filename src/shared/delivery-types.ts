@@ -32,7 +32,11 @@ export interface DeliveryInput {
 
 /** One row of the attempt log (R-RESP). Deferrals and lease losses are rows too, but not attempts. */
 export interface AttemptRecord {
-  kind: 'attempt' | 'deferral' | 'lease_expired';
+  /**
+   * `attempt` spends an attempt; `refused` is a send that policy ends without one
+   * (Railhook's private address: `failed`); `deferral` and `lease_expired` spend nothing.
+   */
+  kind: 'attempt' | 'refused' | 'deferral' | 'lease_expired';
   /** Attempt number within its round, 1-based; for non-attempt rows, the attempt it preceded. */
   attempt: number;
   round: number;
@@ -44,6 +48,8 @@ export interface AttemptRecord {
   code?: string;
   /** First 512 bytes of the response body, as text. */
   responseBody?: string;
+  /** A single-attempt replay (R-BIRD-REPLAY): its outcome never touches endpoint health. */
+  replay?: boolean;
 }
 
 export interface DeliveryState {
@@ -53,6 +59,8 @@ export interface DeliveryState {
   status: DeliveryStatus;
   round: number;
   attemptsInRound: number;
+  /** Attempts this round may use: the policy's, plus 3 per dead-letter retry (R-RH-DLQ). */
+  attemptBudget: number;
   attempts: AttemptRecord[];
   nextAttemptAt?: string;
   lastCode?: string;
@@ -68,6 +76,8 @@ export interface SendResult {
   code?: string;
   /** True when nothing left this machine (URL rejected, private address). */
   notSent?: boolean;
+  /** Not an attempt: the send was held back (endpoint paused, subscription inactive, ...). */
+  deferral?: { code: string; retryInMs: number };
   retryAfter?: string;
   responseBody?: string;
 }

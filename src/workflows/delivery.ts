@@ -1,6 +1,8 @@
 import {
   ActivityFailure,
+  ApplicationFailure,
   TimeoutFailure,
+  condition,
   proxyActivities,
   setHandler,
   sleep,
@@ -8,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import { classifyError, classifyResponse, type AttemptOutcome } from '../policy/classify.js';
+import { DLQ_RETRY_ATTEMPTS, replayWindowSeconds } from '../policy/replay-window.js';
 import { parseRetryAfter, retryAfterApplies } from '../policy/retry-after.js';
 import { nextWaitMs } from '../policy/schedule.js';
 import type {
@@ -17,12 +20,27 @@ import type {
   DeliveryStatus,
   SendResult,
 } from '../shared/delivery-types.js';
-import { deliveryStateQuery } from '../shared/messages.js';
+import {
+  DELIVERY_IN_PROGRESS,
+  NOT_A_DEAD_LETTER,
+  deliveryStateQuery,
+  markDeadSignal,
+  replayDeliveryUpdate,
+  retryDeadLetterUpdate,
+  wakeSignal,
+  type ReplayMode,
+} from '../shared/messages.js';
 import { SA_STATUS } from '../shared/search-attributes.js';
+
+type Command = { kind: 'dlq_retry' } | { kind: 'replay'; mode: ReplayMode };
+
+const iso = (ms: number) => new Date(ms).toISOString();
 
 /**
  * One event to one endpoint (SPEC §1 "Delivery"). Sleeps through the policy's jittered
- * schedule and calls the send activity once per Herald attempt.
+ * schedule and calls the send activity once per Herald attempt. After it ends it stays
+ * open for the preset's replay window, so a dead-letter retry or a replay continues the
+ * same delivery (same id, same attempt log) instead of starting a look-alike.
  */
 export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliveryState> {
   const policy = input.policy;
@@ -41,118 +59,204 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     status: 'pending',
     round: 1,
     attemptsInRound: 0,
+    attemptBudget: policy.maxAttempts,
     attempts: [],
   };
+  let lifetimeStart = Date.parse(input.createdAt);
+  // Attempts of this round before the latest dead-letter retry: the schedule restarts
+  // from its first step after such a retry (SPEC §5: immediate, then 1m, 5m).
+  let scheduleBase = 0;
+  let singleReplay = false;
+  let deadCode: string | undefined;
+  let wake = false;
+  let command: Command | undefined;
+
   setHandler(deliveryStateQuery, () => state);
+  setHandler(markDeadSignal, ({ code }) => {
+    deadCode ??= code;
+  });
+  setHandler(wakeSignal, () => {
+    wake = true;
+  });
+  setHandler(
+    retryDeadLetterUpdate,
+    () => {
+      command = { kind: 'dlq_retry' };
+      return state;
+    },
+    {
+      validator: () => {
+        if (state.status !== 'exhausted' || command)
+          throw ApplicationFailure.nonRetryable(`delivery is ${state.status}, not a dead letter`, NOT_A_DEAD_LETTER);
+      },
+    },
+  );
+  setHandler(
+    replayDeliveryUpdate,
+    ({ mode }) => {
+      command = { kind: 'replay', mode };
+      return state;
+    },
+    {
+      validator: (_args: { mode: ReplayMode }) => {
+        if (state.status === 'pending' || state.status === 'processing' || command)
+          throw ApplicationFailure.nonRetryable(`delivery is ${state.status}`, DELIVERY_IN_PROGRESS);
+      },
+    },
+  );
 
-  const deadline =
-    policy.lifetimeSeconds == null ? undefined : Date.parse(input.createdAt) + policy.lifetimeSeconds * 1000;
-
-  const finish = (status: DeliveryStatus, code?: string): DeliveryState => {
+  const publishStatus = (status: DeliveryStatus) => {
     state.status = status;
+    upsertSearchAttributes([{ key: SA_STATUS, value: status }]);
+  };
+
+  const finish = (status: DeliveryStatus, code?: string) => {
     state.nextAttemptAt = undefined;
     if (code) state.lastCode = code;
-    upsertSearchAttributes([{ key: SA_STATUS, value: status }]);
-    return state;
+    publishStatus(status);
   };
 
-  for (;;) {
-    if (deadline !== undefined && Date.now() >= deadline) return finish('exhausted', 'lifetime_exceeded');
+  /** Waits up to `ms`; returns early when the delivery is cancelled or woken. */
+  const waitOrInterrupt = async (ms: number) => {
+    wake = false;
+    if (ms > 0) await condition(() => deadCode !== undefined || wake, ms);
+  };
 
-    const attempt = state.attemptsInRound + 1;
-    state.status = 'processing';
-    state.nextAttemptAt = undefined;
-    let result: SendResult;
-    const started = new Date(Date.now()).toISOString();
-    try {
-      result = await sendAttempt({
-        deliveryId: input.deliveryId,
-        attempt,
-        event: input.event,
-        target: input.target,
-        timeoutSeconds: policy.timeoutSeconds,
-        deliveryIdHeader: policy.deliveryIdHeader,
-      });
-    } catch (err) {
-      // The worker died or hung: the attempt is repeated and not spent (SPEC §5).
-      const lease = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
-      state.attempts.push({
-        kind: 'lease_expired',
-        attempt,
-        round: state.round,
-        startedAt: started,
-        finishedAt: new Date(Date.now()).toISOString(),
-        latencyMs: 0,
-        code: lease ? 'lease_expired' : 'worker_error',
-      });
-      state.status = 'pending';
-      if (!lease) await sleep('5s');
-      continue;
-    }
-    state.attemptsInRound = attempt;
-    // Attempt times come from the workflow clock so the log, the schedule and Temporal's
-    // history agree (and stay meaningful on the time-skipping test server).
-    const finishedAt = Date.now();
-    state.attempts.push(toRecord(result, attempt, state.round, started, new Date(finishedAt).toISOString()));
+  const record = (row: Omit<AttemptRecord, 'round'>) => {
+    state.attempts.push({ ...row, round: state.round, ...(singleReplay ? { replay: true } : {}) });
+  };
 
-    const outcome: AttemptOutcome =
-      result.code === undefined
-        ? { kind: 'success' }
-        : result.httpStatus !== undefined
-          ? classifyResponse(policy, result.httpStatus)
-          : classifyError(policy, result.code);
+  /** One round of attempts, until the delivery reaches a final status. */
+  const runRound = async (): Promise<void> => {
+    for (;;) {
+      if (deadCode !== undefined) return finish('dead', deadCode);
+      const deadline = policy.lifetimeSeconds == null ? undefined : lifetimeStart + policy.lifetimeSeconds * 1000;
+      if (deadline !== undefined && Date.now() >= deadline) return finish('exhausted', 'lifetime_exceeded');
 
-    switch (outcome.kind) {
-      case 'success':
-        return finish('succeeded');
-      case 'failed':
+      const attempt = state.attemptsInRound + 1;
+      state.status = 'processing';
+      state.nextAttemptAt = undefined;
+      const startedAt = Date.now();
+      let result: SendResult;
+      try {
+        result = await sendAttempt({
+          deliveryId: input.deliveryId,
+          attempt,
+          event: input.event,
+          target: input.target,
+          timeoutSeconds: policy.timeoutSeconds,
+          deliveryIdHeader: policy.deliveryIdHeader,
+        });
+      } catch (err) {
+        // The worker died or hung: the attempt is repeated and not spent (SPEC §5).
+        const lease = err instanceof ActivityFailure && err.cause instanceof TimeoutFailure;
+        record({
+          kind: 'lease_expired',
+          attempt,
+          startedAt: iso(startedAt),
+          finishedAt: iso(Date.now()),
+          latencyMs: 0,
+          code: lease ? 'lease_expired' : 'worker_error',
+        });
+        state.status = 'pending';
+        // A crash is repeated at once; a bug in the activity gets a pause so it cannot spin.
+        if (!lease) await sleep('5s');
+        continue;
+      }
+      // Attempt times come from the workflow clock so the log, the schedule and
+      // Temporal's history agree (and stay meaningful on the time-skipping server).
+      const finishedAt = Date.now();
+      const times = { startedAt: iso(startedAt), finishedAt: iso(finishedAt), latencyMs: result.latencyMs };
+
+      if (result.deferral) {
+        // A deferral spends no attempt and does not advance the schedule (SPEC §1).
+        record({ kind: 'deferral', attempt, ...times, code: result.deferral.code });
+        state.status = 'pending';
+        let waitMs = result.deferral.retryInMs;
+        if (deadline !== undefined) waitMs = Math.min(waitMs, deadline - Date.now());
+        state.nextAttemptAt = iso(Date.now() + Math.max(0, waitMs));
+        await waitOrInterrupt(waitMs);
+        continue;
+      }
+
+      const outcome: AttemptOutcome =
+        result.code === undefined
+          ? { kind: 'success' }
+          : result.httpStatus !== undefined
+            ? classifyResponse(policy, result.httpStatus)
+            : classifyError(policy, result.code);
+
+      if (outcome.kind === 'failed') {
+        // Never attempted (R-STATUS `failed`): the row explains why, no attempt is spent.
+        record({ kind: 'refused', attempt, ...times, code: outcome.code });
         return finish('failed', outcome.code);
-      case 'dead_letter':
-        return finish('exhausted', outcome.code);
-      case 'gone':
-        return finish(outcome.status, outcome.code);
-      case 'retry':
-        break;
+      }
+      state.attemptsInRound = attempt;
+      record({
+        kind: 'attempt',
+        attempt,
+        ...times,
+        httpStatus: result.httpStatus,
+        code: result.code,
+        responseBody: result.responseBody,
+      });
+
+      switch (outcome.kind) {
+        case 'success':
+          return finish('succeeded');
+        case 'dead_letter':
+          return finish('exhausted', outcome.code);
+        case 'gone':
+          return finish(outcome.status, outcome.code);
+        case 'retry':
+          break;
+      }
+      state.lastCode = outcome.code;
+      if (attempt >= state.attemptBudget) return finish('exhausted', outcome.code);
+
+      const retryAfterMs =
+        result.httpStatus !== undefined && retryAfterApplies(policy, result.httpStatus)
+          ? parseRetryAfter(result.retryAfter, new Date(finishedAt))
+          : undefined;
+      // R-DELAY: this runs as soon as the failed attempt's result arrives, so the wait
+      // is measured from the failure, never from the attempt's start.
+      let waitMs = nextWaitMs(policy, {
+        failedAttempt: attempt - scheduleBase,
+        random01: Math.random(),
+        status: result.httpStatus,
+        error: result.code,
+        retryAfterMs,
+      });
+      if (deadline !== undefined) waitMs = Math.min(waitMs, deadline - Date.now());
+      state.status = 'pending';
+      state.nextAttemptAt = iso(Date.now() + Math.max(0, waitMs));
+      await waitOrInterrupt(waitMs);
+      // A wake only ends deferrals early; a scheduled retry still keeps its time.
+      const remaining = Date.parse(state.nextAttemptAt) - Date.now();
+      if (deadCode === undefined && remaining > 0) await condition(() => deadCode !== undefined, remaining);
     }
-    state.lastCode = outcome.code;
-    if (attempt >= policy.maxAttempts) return finish('exhausted', outcome.code);
-
-    const retryAfterMs =
-      result.httpStatus !== undefined && retryAfterApplies(policy, result.httpStatus)
-        ? parseRetryAfter(result.retryAfter, new Date(finishedAt))
-        : undefined;
-    let waitMs = nextWaitMs(policy, {
-      failedAttempt: attempt,
-      random01: Math.random(),
-      status: result.httpStatus,
-      error: result.code,
-      retryAfterMs,
-    });
-    // R-DELAY: this runs as soon as the failed attempt's result arrives, so the wait is
-    // measured from the failure, never from the attempt's start.
-    if (deadline !== undefined) waitMs = Math.min(waitMs, deadline - Date.now());
-    state.status = 'pending';
-    state.nextAttemptAt = new Date(Date.now() + Math.max(0, waitMs)).toISOString();
-    if (waitMs > 0) await sleep(waitMs);
-  }
-}
-
-function toRecord(
-  r: SendResult,
-  attempt: number,
-  round: number,
-  startedAt: string,
-  finishedAt: string,
-): AttemptRecord {
-  return {
-    kind: 'attempt',
-    attempt,
-    round,
-    startedAt,
-    finishedAt,
-    latencyMs: r.latencyMs,
-    httpStatus: r.httpStatus,
-    code: r.code,
-    responseBody: r.responseBody,
   };
+
+  const holdMs = replayWindowSeconds(policy.preset) * 1000;
+  for (;;) {
+    await runRound();
+    singleReplay = false;
+    // Stay reachable for dead-letter retry and replay until the window closes.
+    if (holdMs <= 0 || !(await condition(() => command !== undefined, holdMs))) return state;
+    const cmd = command!;
+    command = undefined;
+    deadCode = undefined;
+    lifetimeStart = Date.now();
+    if (cmd.kind === 'dlq_retry') {
+      scheduleBase = state.attemptsInRound;
+      state.attemptBudget = state.attemptsInRound + DLQ_RETRY_ATTEMPTS;
+    } else {
+      state.round += 1;
+      state.attemptsInRound = 0;
+      scheduleBase = 0;
+      state.attemptBudget = cmd.mode === 'single' ? 1 : policy.maxAttempts;
+      singleReplay = cmd.mode === 'single';
+    }
+    publishStatus('pending');
+  }
 }

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { startDelivery } from '../../deliveries/start-delivery.js';
-import { resolvePolicy } from '../../policy/policy.js';
+import { policyOverridesSchema, resolvePolicy, type PresetName } from '../../policy/policy.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
 import { PRESET_NAMES } from '../../policy/presets.js';
 import { deliveryIdFor, newEventId } from '../../shared/ids.js';
@@ -14,7 +14,8 @@ const MAX_BODY_BYTES = 256 * 1024;
 const targetSchema = z.strictObject({
   url: z.string().min(1),
   secrets: z.array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must look like whsec_<base64>')).min(1).max(2),
-  preset: z.enum(PRESET_NAMES as [string, ...string[]]).optional(),
+  preset: z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]).optional(),
+  policy: policyOverridesSchema.optional(),
 });
 
 const publishSchema = z.strictObject({
@@ -61,7 +62,7 @@ export function eventsRouter({ client, config }: EventsRouterDeps) {
           endpointId: t.url,
           event: { id: eventId, type: req.type, occurredAt, body },
           target: { url: t.url, secrets: t.secrets },
-          policy: resolvePolicy((t.preset ?? config.HERALD_DEFAULT_PRESET) as never),
+          policy: resolvePolicy(t.preset ?? config.HERALD_DEFAULT_PRESET, t.policy),
           createdAt: occurredAt,
         });
         return { id: result.deliveryId, url: t.url, created: result.created };
