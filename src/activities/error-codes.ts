@@ -26,6 +26,9 @@ export function errorCodeFor(err: unknown): string {
   // Prefer the OS-level code (ECONNRESET) over undici's wrapper (UND_ERR_SOCKET).
   const os = codes.find((c) => /^E[A-Z0-9_]+$/.test(c));
   if (os) return `network_${os}`;
+  // The peer closed the socket before answering: Node's own http client calls this
+  // "socket hang up" with ECONNRESET, and so do we.
+  if (codes.includes('UND_ERR_SOCKET')) return 'network_ECONNRESET';
   const any = codes.find((c) => /^[A-Z0-9_]+$/.test(c));
   return `network_${any ?? 'UNKNOWN'}`;
 }
