@@ -29,6 +29,11 @@ export const configSchema = z.object({
   HERALD_ALLOW_HTTP_HOSTS: csv.default([]),
   HERALD_DEFAULT_PRESET: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']).default('standard'),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Railhook's operator settings, by the seed's own names (SPEC §3, R-RH-LIFETIME).
+  WEBHOOK_RETRY_AFTER_MAX_SECONDS: z.coerce.number().int().min(0).optional(),
+  DELIVERY_ESCALATION_HARD_CAP_HOURS: z.coerce.number().positive().optional(),
+  FORWARD_ESCALATION_HARD_CAP_HOURS: z.coerce.number().positive().optional(),
+  WEBHOOK_CLAIM_TIMEOUT_SECONDS: z.coerce.number().int().min(2).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

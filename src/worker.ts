@@ -4,7 +4,7 @@ import { createActivities, type ActivityDeps } from './activities/index.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { loadConfig, type Config } from './config.js';
 import { parseCidrList } from './policy/address.js';
-import { assertScheduleFitsLifetime, PRESETS, INBOUND_FORWARD_POLICY } from './policy/policy.js';
+import { assertPresetsFit } from './deliveries/policy-resolver.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
@@ -18,14 +18,9 @@ export interface HeraldWorkerOptions {
   workerOptions?: Partial<WorkerOptions>;
 }
 
-/** R-RH-LIFETIME: refuse to start when a preset's own schedule cannot fit its lifetime. */
-export function checkPresets(): void {
-  for (const p of [...Object.values(PRESETS), INBOUND_FORWARD_POLICY]) assertScheduleFitsLifetime(p);
-}
-
 export async function createHeraldWorker(opts: HeraldWorkerOptions) {
-  checkPresets();
   const { config } = opts;
+  assertPresetsFit(config);
   const dispatchers = new PinnedDispatchers();
   const activities = createActivities({
     dispatchers,

@@ -3,7 +3,8 @@ import { Hono } from 'hono';
 import { z } from 'zod';
 import type { Config } from '../../config.js';
 import { startDelivery } from '../../deliveries/start-delivery.js';
-import { policyOverridesSchema, resolvePolicy, type PresetName } from '../../policy/policy.js';
+import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
+import { policyOverridesSchema, type PresetName } from '../../policy/policy.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
 import { PRESET_NAMES } from '../../policy/presets.js';
 import { deliveryIdFor, newEventId } from '../../shared/ids.js';
@@ -33,6 +34,7 @@ export interface EventsRouterDeps {
 
 export function eventsRouter({ client, config }: EventsRouterDeps) {
   const app = new Hono();
+  const resolvePolicy = createPolicyResolver(config);
 
   app.post('/', async (c) => {
     const length = Number(c.req.header('content-length') ?? 0);

@@ -1,0 +1,58 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig, withDevDefaults } from '../../src/config.js';
+import { assertPresetsFit, createPolicyResolver } from '../../src/deliveries/policy-resolver.js';
+import { createHeraldWorker } from '../../src/worker.js';
+import type { NativeConnection } from '@temporalio/worker';
+
+describe('configuration (foundation)', () => {
+  it('defaults need nothing from the environment', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ TEMPORAL_NAMESPACE: 'default', HERALD_TASK_QUEUE: 'herald', HERALD_API_PORT: 3000 });
+    expect(c.HERALD_ALLOW_ADDRESSES).toEqual([]);
+  });
+
+  it('fails fast with a message naming every bad variable', () => {
+    expect(() => loadConfig({ HERALD_API_PORT: 'eighty', HERALD_DEFAULT_PRESET: 'svix' })).toThrow(ConfigError);
+    try {
+      loadConfig({ HERALD_API_PORT: 'eighty', HERALD_DEFAULT_PRESET: 'svix', HERALD_OPERATOR_KEY: 'short' });
+    } catch (e) {
+      const msg = (e as Error).message;
+      expect(msg).toContain('HERALD_API_PORT');
+      expect(msg).toContain('HERALD_DEFAULT_PRESET');
+      expect(msg).toContain('HERALD_OPERATOR_KEY');
+    }
+  });
+
+  it('npm start allows loopback receivers by default, and an explicit setting wins', () => {
+    expect(loadConfig(withDevDefaults({})).HERALD_ALLOW_ADDRESSES).toEqual(['127.0.0.1/32', '::1/128']);
+    expect(loadConfig(withDevDefaults({ HERALD_ALLOW_ADDRESSES: '' })).HERALD_ALLOW_ADDRESSES).toEqual([]);
+  });
+});
+
+describe('Railhook operator settings (R-RH-LIFETIME, R-RA)', () => {
+  it('R-RH-LIFETIME: the default presets fit their lifetimes, so the worker may start', () => {
+    expect(() => assertPresetsFit(loadConfig({}))).not.toThrow();
+  });
+
+  it('R-RH-LIFETIME: the worker refuses to start when Railhook\'s schedule at max jitter cannot fit a 24 h cap', async () => {
+    const config = loadConfig({ DELIVERY_ESCALATION_HARD_CAP_HOURS: '24' });
+    expect(() => assertPresetsFit(config)).toThrow(/railhook outbound schedule takes up to/);
+    // The refusal comes before the worker touches its connection.
+    await expect(createHeraldWorker({ connection: {} as NativeConnection, config })).rejects.toThrow(
+      /more than its 24.00h lifetime/,
+    );
+  });
+
+  it('R-RA: WEBHOOK_RETRY_AFTER_MAX_SECONDS caps the header, and 0 ignores it, for railhook only', () => {
+    const capped = createPolicyResolver(loadConfig({ WEBHOOK_RETRY_AFTER_MAX_SECONDS: '600' }));
+    expect(capped('railhook').retryAfter.capSeconds).toBe(600);
+    expect(capped('standard').retryAfter.capSeconds).toBe(3600);
+    const ignored = createPolicyResolver(loadConfig({ WEBHOOK_RETRY_AFTER_MAX_SECONDS: '0' }));
+    expect(ignored('railhook').retryAfter.ignore).toBe(true);
+  });
+
+  it('R-CRASH: WEBHOOK_CLAIM_TIMEOUT_SECONDS sets Railhook\'s lease; the default is 300 s', () => {
+    expect(createPolicyResolver(loadConfig({}))('railhook').leaseSeconds).toBe(300);
+    expect(createPolicyResolver(loadConfig({ WEBHOOK_CLAIM_TIMEOUT_SECONDS: '120' }))('railhook').leaseSeconds).toBe(120);
+  });
+});
