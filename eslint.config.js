@@ -18,7 +18,13 @@ export default tseslint.config(
   },
   {
     // Everything the workflow bundle pulls in: the workflows and the pure modules they import.
-    files: ['src/workflows/**/*.ts', 'src/policy/**/*.ts', 'src/shared/messages.ts', 'src/shared/delivery-types.ts'],
+    files: [
+      'src/workflows/**/*.ts',
+      'src/policy/**/*.ts',
+      'src/health/**/*.ts',
+      'src/shared/messages.ts',
+      'src/shared/delivery-types.ts',
+    ],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',

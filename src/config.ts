@@ -28,6 +28,8 @@ export const configSchema = z.object({
   // Hosts that may use plain http (R-URL demands https); for local receivers only.
   HERALD_ALLOW_HTTP_HOSTS: csv.default([]),
   HERALD_DEFAULT_PRESET: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']).default('standard'),
+  // base64 32-byte AES keys for the payload codec, current first; older ones only decrypt.
+  HERALD_CODEC_KEYS: csv.default([]),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Railhook's operator settings, by the seed's own names (SPEC §3, R-RH-LIFETIME).
   WEBHOOK_RETRY_AFTER_MAX_SECONDS: z.coerce.number().int().min(0).optional(),

@@ -8,12 +8,16 @@ import { startApi } from './api/server.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { connectClient } from './temporal/connect.js';
+import { dataConverterFor, ensureLocalCodecKey } from './temporal/data-converter.js';
 import { createHeraldWorker } from './worker.js';
 
 const log = (msg: string) => console.log(`[herald] ${msg}`);
 
 async function main() {
-  const config = loadConfig(withDevDefaults(process.env));
+  const env = withDevDefaults(process.env);
+  const dataDir = env.HERALD_DATA_DIR ?? '.data';
+  if (!env.HERALD_CODEC_KEYS && !env.TEMPORAL_ADDRESS) env.HERALD_CODEC_KEYS = ensureLocalCodecKey(join(dataDir, 'codec.key'));
+  const config = loadConfig(env);
   Runtime.install({ logger: new DefaultLogger(config.HERALD_LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
   let devServer: DevServer | undefined;
   let address = config.TEMPORAL_ADDRESS;
@@ -33,7 +37,11 @@ async function main() {
     log(`using the Temporal cluster at ${address}`);
   }
 
-  const { client, connection: clientConnection } = await connectClient(address, config.TEMPORAL_NAMESPACE);
+  const { client, connection: clientConnection } = await connectClient(
+    address,
+    config.TEMPORAL_NAMESPACE,
+    dataConverterFor(config),
+  );
   const workerConnection = await NativeConnection.connect({ address });
   const { worker, close: closeActivities } = await createHeraldWorker({ connection: workerConnection, config });
   const api = startApi(client, config);

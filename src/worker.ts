@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { loadConfig, type Config } from './config.js';
+import { dataConverterFor } from './temporal/data-converter.js';
 import { parseCidrList } from './policy/address.js';
 import { assertPresetsFit } from './deliveries/policy-resolver.js';
 
@@ -35,6 +36,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     taskQueue: config.HERALD_TASK_QUEUE,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
+    dataConverter: dataConverterFor(config),
     ...opts.workerOptions,
   });
   return { worker, close: () => dispatchers.close() };

@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { loadConfig, type Config } from '../config.js';
 import { connectClient } from '../temporal/connect.js';
+import { dataConverterFor } from '../temporal/data-converter.js';
 import { createApp } from './app.js';
 
 export function startApi(client: Client, config: Config) {
@@ -17,7 +18,7 @@ export function startApi(client: Client, config: Config) {
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
-  const { client } = await connectClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE);
+  const { client } = await connectClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, dataConverterFor(config));
   startApi(client, config);
   console.log(`[herald] API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
 }

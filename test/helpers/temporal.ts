@@ -4,8 +4,13 @@ import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
+import { generateCodecKey } from '../../src/temporal/codec.js';
+import { dataConverterFor } from '../../src/temporal/data-converter.js';
+
+/** One key per test process: every client and worker in it can read each other's payloads. */
+export const TEST_CODEC_KEY = generateCodecKey();
 import { HERALD_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes.js';
-import { temporal } from '@temporalio/proto';
+import proto from '@temporalio/proto';
 
 let runtimeInstalled = false;
 /** Keep the worker's logs to warnings so test output stays readable. */
@@ -28,6 +33,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     HERALD_TASK_QUEUE: `test-${Math.random().toString(36).slice(2, 10)}`,
     HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
     HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1,127.0.0.2,localhost,[::1]',
+    HERALD_CODEC_KEYS: TEST_CODEC_KEY,
     ...overrides,
   });
 }
@@ -38,7 +44,8 @@ export async function devServerClients() {
   const address = inject('temporalAddress');
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
-  const client = new Client({ connection, namespace: 'default' });
+  // Tests run with the payload codec on, as production does.
+  const client = new Client({ connection, namespace: 'default', dataConverter: dataConverterFor(testConfig()) });
   return {
     address,
     client,
@@ -61,7 +68,7 @@ export async function timeSkippingEnv() {
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
     searchAttributes: Object.fromEntries(
-      HERALD_SEARCH_ATTRIBUTES.map((k) => [k.name, temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
+      HERALD_SEARCH_ATTRIBUTES.map((k) => [k.name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
     ),
   });
   return env;

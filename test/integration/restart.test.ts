@@ -1,10 +1,12 @@
 import { Client, Connection } from '@temporalio/client';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
+import { dataConverterFor } from '../../src/temporal/data-converter.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { HeraldProcess } from '../helpers/herald-process.js';
 import { freePort } from '../helpers/ports.js';
@@ -55,8 +57,12 @@ describe('npm start: the embedded default (foundation)', () => {
 
     // Wait until the failure is recorded and the delivery sleeps toward attempt 2 (~5 s),
     // then pull the plug on everything: server, worker and API at once.
+    // npm start made its own codec key beside the SQLite file; read payloads with it.
+    const dataConverter = dataConverterFor(
+      loadConfig({ HERALD_CODEC_KEYS: readFileSync(join(dataDir, 'codec.key'), 'utf8').trim() }),
+    );
     const connection1 = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
-    const handle1 = new Client({ connection: connection1 }).workflow.getHandle(deliveries[0]!.id);
+    const handle1 = new Client({ connection: connection1, dataConverter }).workflow.getHandle(deliveries[0]!.id);
     await expect
       .poll(async () => (await handle1.query(deliveryStateQuery)).nextAttemptAt, { timeout: 10_000, interval: 100 })
       .toBeTruthy();
@@ -70,8 +76,8 @@ describe('npm start: the embedded default (foundation)', () => {
 
     const connection = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
     try {
-      const handle = new Client({ connection }).workflow.getHandle(deliveries[0]!.id);
-      await handle.result();
+      const handle = new Client({ connection, dataConverter }).workflow.getHandle(deliveries[0]!.id);
+      await expect.poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 }).toBe('succeeded');
       const state = await handle.query(deliveryStateQuery);
       expect(state.status).toBe('succeeded');
       expect(state.attempts.filter((a) => a.kind === 'attempt').map((a) => a.httpStatus)).toEqual([503, 200]);

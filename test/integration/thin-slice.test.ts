@@ -60,7 +60,8 @@ describe('thin slice on the dev server (foundation)', () => {
     expect(got.headers['webhook-id']).toBe(body.eventId);
 
     const handle = t.client.workflow.getHandle(deliveryId);
-    await handle.result();
+    // A finished delivery stays open for replay, so wait for its status, not its result.
+    await expect.poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 }).toBe('succeeded');
     const state = await handle.query(deliveryStateQuery);
     expect(state.status).toBe('succeeded');
     expect(state.attempts).toHaveLength(1);
@@ -92,7 +93,8 @@ describe('thin slice on the dev server (foundation)', () => {
     const jb = (await b.json()) as { deliveries: Array<{ id: string; created: boolean }> };
     expect(ja.deliveries[0]!.id).toBe(jb.deliveries[0]!.id);
     expect([ja.deliveries[0]!.created, jb.deliveries[0]!.created].sort()).toEqual([false, true]);
-    await t.client.workflow.getHandle(ja.deliveries[0]!.id).result();
+    const handle = t.client.workflow.getHandle(ja.deliveries[0]!.id);
+    await expect.poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 }).toBe('succeeded');
     await delay(300);
     expect(receiver.requests.length - before).toBe(1);
   });

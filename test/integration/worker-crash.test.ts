@@ -7,7 +7,7 @@ import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
-import { devServerClients } from '../helpers/temporal.js';
+import { TEST_CODEC_KEY, devServerClients } from '../helpers/temporal.js';
 
 describe('a worker killed mid-attempt (R-CRASH)', () => {
   const receiver = new Receiver();
@@ -30,6 +30,7 @@ describe('a worker killed mid-attempt (R-CRASH)', () => {
         HERALD_TASK_QUEUE: taskQueue,
         HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
         HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1',
+        HERALD_CODEC_KEYS: TEST_CODEC_KEY,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
