@@ -30,6 +30,13 @@ export const configSchema = z.object({
   HERALD_DEFAULT_PRESET: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']).default('standard'),
   // base64 32-byte AES keys for the payload codec, current first; older ones only decrypt.
   HERALD_CODEC_KEYS: csv.default([]),
+  // SMTP for health notices (R-SMENGO-HEALTH); without a host, notices go by webhook only.
+  HERALD_SMTP_HOST: z.string().min(1).optional(),
+  HERALD_SMTP_PORT: port.default(587),
+  HERALD_SMTP_SECURE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  HERALD_SMTP_USER: z.string().min(1).optional(),
+  HERALD_SMTP_PASS: z.string().min(1).optional(),
+  HERALD_SMTP_FROM: z.string().min(3).default('Herald <herald@localhost>'),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
   // Railhook's operator settings, by the seed's own names (SPEC §3, R-RH-LIFETIME).
   WEBHOOK_RETRY_AFTER_MAX_SECONDS: z.coerce.number().int().min(0).optional(),

@@ -43,7 +43,7 @@ async function main() {
     dataConverterFor(config),
   );
   const workerConnection = await NativeConnection.connect({ address });
-  const { worker, close: closeActivities } = await createHeraldWorker({ connection: workerConnection, config });
+  const { worker, close: closeActivities } = await createHeraldWorker({ connection: workerConnection, config, client });
   const api = startApi(client, config);
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
   log(`worker polling task queue "${config.HERALD_TASK_QUEUE}"`);

@@ -1,9 +1,14 @@
+import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { loadConfig, type Config } from './config.js';
 import { dataConverterFor } from './temporal/data-converter.js';
+import { connectClient } from './temporal/connect.js';
+import { createHttpSender } from './activities/http-sender.js';
+import { createSmtpMailer } from './notify/mailer.js';
+import { createNotifier, createWebhookSenderFromHttpSender } from './notify/notifier.js';
 import { parseCidrList } from './policy/address.js';
 import { assertPresetsFit } from './deliveries/policy-resolver.js';
 
@@ -12,6 +17,8 @@ export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', impo
 export interface HeraldWorkerOptions {
   connection: NativeConnection;
   config: Config;
+  /** For activities that read and signal other workflows (endpoints, deliveries). */
+  client?: Client;
   /** Override any activity dependency (tests hand in a fixed clock or resolver). */
   deps?: Partial<ActivityDeps>;
   /** Prebuilt bundle, so test suites bundle the workflows once. */
@@ -23,13 +30,30 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
   const { config } = opts;
   assertPresetsFit(config);
   const dispatchers = new PinnedDispatchers();
-  const activities = createActivities({
+  const httpDeps = {
     dispatchers,
     allowAddresses: parseCidrList(config.HERALD_ALLOW_ADDRESSES),
     allowHttpHosts: config.HERALD_ALLOW_HTTP_HOSTS,
     now: () => new Date(),
-    ...opts.deps,
+  };
+  const mailer = config.HERALD_SMTP_HOST
+    ? createSmtpMailer({
+        host: config.HERALD_SMTP_HOST,
+        port: config.HERALD_SMTP_PORT,
+        secure: config.HERALD_SMTP_SECURE,
+        from: config.HERALD_SMTP_FROM,
+        auth:
+          config.HERALD_SMTP_USER && config.HERALD_SMTP_PASS
+            ? { user: config.HERALD_SMTP_USER, pass: config.HERALD_SMTP_PASS }
+            : undefined,
+      })
+    : undefined;
+  const notifier = createNotifier({
+    mailer,
+    sendWebhook: createWebhookSenderFromHttpSender(createHttpSender(httpDeps)),
+    now: httpDeps.now,
   });
+  const activities = createActivities({ ...httpDeps, client: opts.client, notifier, ...opts.deps });
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -39,14 +63,21 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     dataConverter: dataConverterFor(config),
     ...opts.workerOptions,
   });
-  return { worker, close: () => dispatchers.close() };
+  return {
+    worker,
+    close: async () => {
+      mailer?.close();
+      await dispatchers.close();
+    },
+  };
 }
 
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the worker on its own');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { worker, close } = await createHeraldWorker({ connection, config });
+  const { client } = await connectClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, dataConverterFor(config));
+  const { worker, close } = await createHeraldWorker({ connection, config, client });
   await worker.run();
   await close();
   await connection.close();

@@ -1,29 +1,66 @@
-import type { SendRequest, SendResult } from '../shared/delivery-types.js';
+import type { Client } from '@temporalio/client';
+import { sendDecision } from '../health/engine.js';
+import type { AttemptRequest, SendResult } from '../shared/delivery-types.js';
+import { claimProbeUpdate } from '../shared/endpoint-messages.js';
+import { EndpointSnapshotCache } from './endpoint-cache.js';
+import { createEndpointActivities } from './endpoint-activities.js';
 import { createHttpSender, type HttpSenderDeps } from './http-sender.js';
+import type { Notifier } from '../notify/notifier.js';
 
 /**
- * Decides, before anything is sent, whether this attempt must wait instead (endpoint
- * paused, subscription inactive, circuit open): a deferral spends no attempt.
+ * Decides, before anything is sent, whether this attempt must wait instead (for example
+ * the tenant's subscription is inactive): a deferral spends no attempt.
  */
-export type SendGate = (req: SendRequest) => Promise<{ code: string; retryInMs: number } | undefined>;
+export type SendGate = (req: AttemptRequest) => Promise<{ code: string; retryInMs: number } | undefined>;
 
 export interface ActivityDeps extends HttpSenderDeps {
+  /** Needed for endpoint-bound deliveries and the endpoint workflow's activities. */
+  client?: Client;
   gate?: SendGate;
+  notifier?: Notifier;
+  /** Where notices go when the tenant has no billing address on file. */
+  billingEmail?: (tenantId: string) => Promise<string | undefined>;
+  endpointCacheTtlMs?: number;
 }
 
 /** Activities are built from their dependencies so tests can hand in a clock, resolver or gate. */
 export function createActivities(deps: ActivityDeps) {
   const send = createHttpSender(deps);
-  const now = deps.now;
+  const cache = deps.client ? new EndpointSnapshotCache(deps.client, deps.endpointCacheTtlMs) : undefined;
+  const stamp = () => deps.now().toISOString();
+
+  async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
+    const deferral = await deps.gate?.(req);
+    if (deferral) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, deferral, notSent: true };
+    if (req.target) return send({ ...req, target: req.target });
+
+    if (!cache || !deps.client) throw new Error('endpoint-bound deliveries need a Temporal client in the worker');
+    // The drain's turn must not be refused by a stale read from before the re-enable.
+    if (req.drainTurn) cache.invalidate(req.endpointId);
+    let snap = await cache.get(req.endpointId);
+    if (snap.deleted)
+      return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, drop: { code: 'endpoint_disabled', endAs: 'dead' } };
+    const opts = { createdAt: Date.parse(req.createdAt), deliveryId: req.deliveryId, drainTurn: req.drainTurn };
+    let decision = sendDecision(snap.preset, snap.health, deps.now().getTime(), opts);
+    if (decision.kind === 'defer' && decision.claimProbe) {
+      // Railhook half-open: ask the endpoint for the single probe turn, then decide again.
+      const health = await deps.client.workflow
+        .getHandle(req.endpointId)
+        .executeUpdate(claimProbeUpdate, { args: [{ deliveryId: req.deliveryId }] });
+      cache.invalidate(req.endpointId);
+      snap = { ...snap, health };
+      decision = sendDecision(snap.preset, health, deps.now().getTime(), opts);
+    }
+    const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
+    if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
+    if (decision.kind === 'drop') return { ...base, drop: { code: decision.code, endAs: decision.endAs } };
+    const result = await send({ ...req, target: { url: snap.url, secrets: snap.secrets } });
+    return { ...result, health: snap.health };
+  }
+
   return {
-    async sendAttempt(req: SendRequest): Promise<SendResult> {
-      const deferral = await deps.gate?.(req);
-      if (deferral) {
-        const at = now().toISOString();
-        return { startedAt: at, finishedAt: at, latencyMs: 0, deferral, notSent: true };
-      }
-      return send(req);
-    },
+    sendAttempt,
+    ...createEndpointActivities({ ...deps, send, cache }),
   };
 }
 

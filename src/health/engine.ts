@@ -25,7 +25,19 @@ export const HEALTH_RULES: HealthRulesTable = Object.freeze({
 });
 
 export function applyHealth(preset: PresetName, state: HealthState, input: HealthInput): HealthTransition {
-  return HEALTH_RULES[preset].apply(state, input);
+  const t = HEALTH_RULES[preset].apply(state, input);
+  for (const e of t.effects) {
+    const end =
+      e.kind === 'kill_pending'
+        ? ({ endAs: 'dead', code: e.code } as const)
+        : e.kind === 'dead_letter_held'
+          ? ({ endAs: 'exhausted', code: e.code } as const)
+          : e.kind === 'fail_pending'
+            ? ({ endAs: 'failed', code: e.code } as const)
+            : undefined;
+    if (end) t.state = { ...t.state, endedBefore: { at: input.at, ...end } };
+  }
+  return t;
 }
 
 export function sendDecision(
@@ -34,6 +46,10 @@ export function sendDecision(
   now: number,
   opts: SendOptions = {},
 ): SendDecision {
+  const cut = state.endedBefore;
+  if (!opts.isTest && cut && opts.createdAt !== undefined && opts.createdAt < cut.at) {
+    return { kind: 'drop', code: cut.code === 'endpoint_paused' ? 'endpoint_paused' : 'endpoint_disabled', endAs: cut.endAs };
+  }
   return HEALTH_RULES[preset].sendDecision(state, now, opts);
 }
 

@@ -61,6 +61,13 @@ export interface HealthState {
   draining?: boolean;
   /** The last manual test delivery, shown next to the enable button (SPEC §5, Smengo). */
   lastTest?: { at: number; ok: boolean };
+  /**
+   * The latest mass ending (Smengo disable, Bird pause, Dong Tien dead-lettering): every
+   * delivery queued before `at` and still pending ends as told. The endpoint also signals
+   * them at once; this rule keeps the outcome right for any it could not reach in time
+   * (visibility lag) or at all, even after a re-enable.
+   */
+  endedBefore?: { at: number; endAs: DropEnd; code: 'endpoint_disabled' | 'endpoint_paused' | string };
 }
 
 export type HealthInput =

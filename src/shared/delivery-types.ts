@@ -1,3 +1,4 @@
+import type { HealthState } from '../health/types.js';
 import type { DeliveryPolicy } from '../policy/policy.js';
 
 /** R-STATUS. */
@@ -24,7 +25,12 @@ export interface DeliveryInput {
   tenantId: string;
   endpointId: string;
   event: EventEnvelope;
-  target: DeliveryTarget;
+  /**
+   * Where to send when the delivery is not bound to an endpoint workflow. Endpoint-bound
+   * deliveries leave it out and read URL and secrets from the endpoint at send time, so
+   * a URL change or a secret rotation reaches deliveries already waiting.
+   */
+  target?: DeliveryTarget;
   policy: DeliveryPolicy;
   /** ISO time the delivery was created; the lifetime clock (R-RH-LIFETIME) runs from here. */
   createdAt: string;
@@ -78,10 +84,31 @@ export interface SendResult {
   notSent?: boolean;
   /** Not an attempt: the send was held back (endpoint paused, subscription inactive, ...). */
   deferral?: { code: string; retryInMs: number };
+  /** Not an attempt: the endpoint cannot take this delivery any more; it ends as told. */
+  drop?: { code: string; endAs: 'dead' | 'exhausted' | 'failed' };
+  /** The endpoint's health as this attempt saw it, so the workflow reports only changes. */
+  health?: HealthState;
   retryAfter?: string;
   responseBody?: string;
 }
 
+/** What the send activity gets for one Herald attempt. */
+export interface AttemptRequest {
+  deliveryId: string;
+  tenantId: string;
+  endpointId: string;
+  attempt: number;
+  event: EventEnvelope;
+  target?: DeliveryTarget;
+  createdAt: string;
+  timeoutSeconds: number;
+  deliveryIdHeader: string;
+  preset: DeliveryPolicy['preset'];
+  /** Dong Tien drain: the endpoint released this held delivery; its turn to send. */
+  drainTurn?: boolean;
+}
+
+/** One HTTP request, once Herald knows where to send and with which secrets. */
 export interface SendRequest {
   deliveryId: string;
   attempt: number;

@@ -18,6 +18,17 @@ export const replayDeliveryUpdate = defineUpdate<DeliveryState, [{ mode: ReplayM
 /** Cancel as dead (`endpoint_disabled`): a pending delivery is never sent afterwards. */
 export const markDeadSignal = defineSignal<[{ code: string }]>('markDead');
 
+/**
+ * End a pending delivery from outside, as the endpoint's health decides: `dead` (Smengo
+ * disable), `exhausted` (Dong Tien: to the dead letters) or `failed` (Bird pause).
+ */
+export const endDeliverySignal = defineSignal<[{ status: 'dead' | 'exhausted' | 'failed'; code: string }]>(
+  'endDelivery',
+);
+
+/** Dong Tien drain: this held delivery may send now, one at a time in creation order. */
+export const drainTurnSignal = defineSignal('drainTurn');
+
 /** Ends a deferral early (subscription reactivated, endpoint resumed). */
 export const wakeSignal = defineSignal('wake');
 

@@ -1,2 +1,3 @@
 // The contract for other SDKs: workflow type names as registered on the worker.
 export const DELIVERY_WORKFLOW = 'deliveryWorkflow';
+export const ENDPOINT_WORKFLOW = 'endpointWorkflow';

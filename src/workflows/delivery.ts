@@ -3,12 +3,15 @@ import {
   ApplicationFailure,
   TimeoutFailure,
   condition,
+  getExternalWorkflowHandle,
   proxyActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
+import { shouldReport } from '../health/reporting.js';
+import type { HealthInput, HealthState } from '../health/types.js';
 import { classifyError, classifyResponse, type AttemptOutcome } from '../policy/classify.js';
 import { DLQ_RETRY_ATTEMPTS, replayWindowSeconds } from '../policy/replay-window.js';
 import { parseRetryAfter, retryAfterApplies } from '../policy/retry-after.js';
@@ -24,12 +27,15 @@ import {
   DELIVERY_IN_PROGRESS,
   NOT_A_DEAD_LETTER,
   deliveryStateQuery,
+  drainTurnSignal,
+  endDeliverySignal,
   markDeadSignal,
   replayDeliveryUpdate,
   retryDeadLetterUpdate,
   wakeSignal,
   type ReplayMode,
 } from '../shared/messages.js';
+import { reportHealthSignal } from '../shared/endpoint-messages.js';
 import { SA_STATUS } from '../shared/search-attributes.js';
 
 type Command = { kind: 'dlq_retry' } | { kind: 'replay'; mode: ReplayMode };
@@ -67,15 +73,26 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   // from its first step after such a retry (SPEC §5: immediate, then 1m, 5m).
   let scheduleBase = 0;
   let singleReplay = false;
-  let deadCode: string | undefined;
+  // Set from outside (endpoint disabled, paused, suspended too long): how to end.
+  let ending: { status: 'dead' | 'exhausted' | 'failed'; code: string } | undefined;
   let wake = false;
+  let drainTurn = false;
+  const bound = input.target === undefined;
+  let lastHealth: HealthState | undefined;
   let command: Command | undefined;
 
   setHandler(deliveryStateQuery, () => state);
   setHandler(markDeadSignal, ({ code }) => {
-    deadCode ??= code;
+    ending ??= { status: 'dead', code };
+  });
+  setHandler(endDeliverySignal, (e) => {
+    ending ??= e;
   });
   setHandler(wakeSignal, () => {
+    wake = true;
+  });
+  setHandler(drainTurnSignal, () => {
+    drainTurn = true;
     wake = true;
   });
   setHandler(
@@ -116,10 +133,20 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     publishStatus(status);
   };
 
-  /** Waits up to `ms`; returns early when the delivery is cancelled or woken. */
+  /** Waits up to `ms`; returns early when the delivery is ended or woken. */
   const waitOrInterrupt = async (ms: number) => {
     wake = false;
-    if (ms > 0) await condition(() => deadCode !== undefined || wake, ms);
+    if (ms > 0) await condition(() => ending !== undefined || wake, ms);
+  };
+
+  /** Tells the endpoint only what changes its health (shouldReport); never plain successes. */
+  const report = async (seen: HealthState | undefined, hi: HealthInput) => {
+    if (!bound || !seen || !shouldReport(policy.preset, seen, hi)) return;
+    try {
+      await getExternalWorkflowHandle(input.endpointId).signal(reportHealthSignal, hi);
+    } catch {
+      // The endpoint was deleted: nobody left to tell.
+    }
   };
 
   const record = (row: Omit<AttemptRecord, 'round'>) => {
@@ -129,9 +156,12 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   /** One round of attempts, until the delivery reaches a final status. */
   const runRound = async (): Promise<void> => {
     for (;;) {
-      if (deadCode !== undefined) return finish('dead', deadCode);
+      if (ending !== undefined) return finish(ending.status, ending.code);
       const deadline = policy.lifetimeSeconds == null ? undefined : lifetimeStart + policy.lifetimeSeconds * 1000;
-      if (deadline !== undefined && Date.now() >= deadline) return finish('exhausted', 'lifetime_exceeded');
+      if (deadline !== undefined && Date.now() >= deadline) {
+        if (!singleReplay) await report(lastHealth, { kind: 'delivery_exhausted', at: Date.now(), deliveryId: input.deliveryId });
+        return finish('exhausted', 'lifetime_exceeded');
+      }
 
       const attempt = state.attemptsInRound + 1;
       state.status = 'processing';
@@ -139,13 +169,21 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       const startedAt = Date.now();
       let result: SendResult;
       try {
+        const turn = drainTurn;
+        drainTurn = false;
         result = await sendAttempt({
           deliveryId: input.deliveryId,
+          tenantId: input.tenantId,
+          endpointId: input.endpointId,
           attempt,
           event: input.event,
           target: input.target,
+          // A replay or dead-letter retry counts as queued when it was asked for.
+          createdAt: iso(lifetimeStart),
           timeoutSeconds: policy.timeoutSeconds,
           deliveryIdHeader: policy.deliveryIdHeader,
+          preset: policy.preset,
+          drainTurn: turn || undefined,
         });
       } catch (err) {
         // The worker died or hung: the attempt is repeated and not spent (SPEC §5).
@@ -166,7 +204,14 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       // Attempt times come from the workflow clock so the log, the schedule and
       // Temporal's history agree (and stay meaningful on the time-skipping server).
       const finishedAt = Date.now();
+      lastHealth = result.health ?? lastHealth;
       const times = { startedAt: iso(startedAt), finishedAt: iso(finishedAt), latencyMs: result.latencyMs };
+
+      if (result.drop) {
+        // The endpoint can no longer take it (disabled, paused for good): no attempt spent.
+        record({ kind: 'refused', attempt, ...times, code: result.drop.code });
+        return finish(result.drop.endAs, result.drop.code);
+      }
 
       if (result.deferral) {
         // A deferral spends no attempt and does not advance the schedule (SPEC §1).
@@ -192,6 +237,16 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         return finish('failed', outcome.code);
       }
       state.attemptsInRound = attempt;
+      const at = finishedAt;
+      const replay = singleReplay || undefined;
+      await report(
+        result.health,
+        outcome.kind === 'success'
+          ? { kind: 'attempt_succeeded', at, deliveryId: input.deliveryId, replay }
+          : outcome.kind === 'gone'
+            ? { kind: 'gone', at, deliveryId: input.deliveryId }
+            : { kind: 'attempt_failed', at, code: outcome.code, deliveryId: input.deliveryId, replay },
+      );
       record({
         kind: 'attempt',
         attempt,
@@ -201,18 +256,22 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         responseBody: result.responseBody,
       });
 
+      const exhausted = async (code: string) => {
+        if (!singleReplay) await report(result.health, { kind: 'delivery_exhausted', at, deliveryId: input.deliveryId });
+        finish('exhausted', code);
+      };
       switch (outcome.kind) {
         case 'success':
           return finish('succeeded');
         case 'dead_letter':
-          return finish('exhausted', outcome.code);
+          return exhausted(outcome.code);
         case 'gone':
           return finish(outcome.status, outcome.code);
         case 'retry':
           break;
       }
       state.lastCode = outcome.code;
-      if (attempt >= state.attemptBudget) return finish('exhausted', outcome.code);
+      if (attempt >= state.attemptBudget) return exhausted(outcome.code);
 
       const retryAfterMs =
         result.httpStatus !== undefined && retryAfterApplies(policy, result.httpStatus)
@@ -231,9 +290,11 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       state.status = 'pending';
       state.nextAttemptAt = iso(Date.now() + Math.max(0, waitMs));
       await waitOrInterrupt(waitMs);
-      // A wake only ends deferrals early; a scheduled retry still keeps its time.
+      // A wake only ends deferrals early; a scheduled retry keeps its time unless the
+      // Dong Tien drain gives this delivery its turn.
       const remaining = Date.parse(state.nextAttemptAt) - Date.now();
-      if (deadCode === undefined && remaining > 0) await condition(() => deadCode !== undefined, remaining);
+      if (ending === undefined && !drainTurn && remaining > 0)
+        await condition(() => ending !== undefined || drainTurn, remaining);
     }
   };
 
@@ -245,7 +306,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     if (holdMs <= 0 || !(await condition(() => command !== undefined, holdMs))) return state;
     const cmd = command!;
     command = undefined;
-    deadCode = undefined;
+    ending = undefined;
     lifetimeStart = Date.now();
     if (cmd.kind === 'dlq_retry') {
       scheduleBase = state.attemptsInRound;

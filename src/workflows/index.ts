@@ -1,2 +1,3 @@
 // The worker bundles this file: every workflow Herald registers is exported here.
 export { deliveryWorkflow } from './delivery.js';
+export { endpointWorkflow } from './endpoint.js';

@@ -6,7 +6,9 @@ import type { Resolver } from '../../src/activities/http-sender.js';
 import { PinnedDispatchers } from '../../src/activities/pinned-dispatcher.js';
 import { parseCidrList } from '../../src/policy/address.js';
 import { resolvePolicy, type PolicyOverrides, type PresetName } from '../../src/policy/policy.js';
-import type { DeliveryInput, DeliveryState, DeliveryStatus } from '../../src/shared/delivery-types.js';
+import type { DeliveryInput, DeliveryState, DeliveryStatus, DeliveryTarget } from '../../src/shared/delivery-types.js';
+
+type DirectInput = DeliveryInput & { target: DeliveryTarget };
 import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/names.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
@@ -84,7 +86,7 @@ export class DeliveryHarness {
     return h;
   }
 
-  input(o: DeliverOptions, createdAtMs: number): DeliveryInput {
+  input(o: DeliverOptions, createdAtMs: number): DirectInput {
     const deliveryId = o.deliveryId ?? `dlv_conf_${++counter}_${Math.random().toString(36).slice(2, 8)}`;
     const createdAt = new Date(createdAtMs).toISOString();
     return {
@@ -104,7 +106,7 @@ export class DeliveryHarness {
   }
 
   /** Starts a delivery; the returned handle's result() skips time to the end. */
-  async start(o: DeliverOptions): Promise<{ handle: WorkflowHandle; input: DeliveryInput; requests: () => ReceivedRequest[] }> {
+  async start(o: DeliverOptions): Promise<{ handle: WorkflowHandle; input: DirectInput; requests: () => ReceivedRequest[] }> {
     if (o.respond) this.receiver.respondWith(o.respond);
     const input = this.input(o, await this.env.currentTimeMs());
     const first = this.receiver.requests.length;
@@ -120,7 +122,7 @@ export class DeliveryHarness {
    * Runs a delivery to its final status. Time skips through the whole schedule and the
    * replay window that follows it; the state returned is the one at the end.
    */
-  async deliver(o: DeliverOptions): Promise<{ state: DeliveryState; input: DeliveryInput; requests: ReceivedRequest[] }> {
+  async deliver(o: DeliverOptions): Promise<{ state: DeliveryState; input: DirectInput; requests: ReceivedRequest[] }> {
     const { handle, input, requests } = await this.start(o);
     const state = (await handle.result()) as DeliveryState;
     return { state, input, requests: requests() };

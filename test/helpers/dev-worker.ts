@@ -9,6 +9,7 @@ export async function startDevWorker(overrides: Record<string, string> = {}) {
   const { worker, close } = await createHeraldWorker({
     connection: t.nativeConnection,
     config,
+    client: t.client,
     workflowBundle: workflowBundle(),
   });
   const running = worker.run();

@@ -1,0 +1,199 @@
+import { ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activity';
+import type { Client } from '@temporalio/client';
+import { isPermanentEmailError, isPermanentWebhookCode, type Notifier } from '../notify/notifier.js';
+import type { Notice, NoticeContext } from '../notify/notices.js';
+import { DELIVERY_WORKFLOW } from '../shared/names.js';
+import { deliveryStateQuery, drainTurnSignal, endDeliverySignal, wakeSignal } from '../shared/messages.js';
+import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
+import type { OperationalWebhook, TestResult } from '../shared/endpoint-types.js';
+import type { EndpointSnapshotCache } from './endpoint-cache.js';
+import type { createHttpSender } from './http-sender.js';
+
+export interface EndpointActivityDeps {
+  client?: Client;
+  cache?: EndpointSnapshotCache;
+  send: ReturnType<typeof createHttpSender>;
+  notifier?: Notifier;
+  billingEmail?: (tenantId: string) => Promise<string | undefined>;
+  now: () => Date;
+}
+
+const SIGNAL_CONCURRENCY = 32;
+
+/** Visibility query for an endpoint's deliveries still waiting to be sent. */
+export function pendingDeliveriesQuery(endpointId: string): string {
+  const id = endpointId.replace(/[^A-Za-z0-9_.:-]/g, '');
+  return `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldEndpoint = '${id}' AND HeraldStatus = 'pending' AND ExecutionStatus = 'Running'`;
+}
+
+function isUnimplemented(err: unknown): boolean {
+  const GRPC_UNIMPLEMENTED = 12;
+  return (err as { cause?: { code?: number } })?.cause?.code === GRPC_UNIMPLEMENTED;
+}
+
+async function forEachConcurrent<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
+    while (next < items.length) await fn(items[next++]!);
+  });
+  await Promise.all(workers);
+}
+
+export function createEndpointActivities(deps: EndpointActivityDeps) {
+  const need = (): Client => {
+    if (!deps.client) throw new Error('endpoint activities need a Temporal client in the worker');
+    return deps.client;
+  };
+
+  async function listPending(endpointId: string): Promise<Array<{ id: string; startedAt: number }>> {
+    const out: Array<{ id: string; startedAt: number }> = [];
+    for await (const wf of need().workflow.list({ query: pendingDeliveriesQuery(endpointId) })) {
+      out.push({ id: wf.workflowId, startedAt: wf.startTime.getTime() });
+    }
+    return out;
+  }
+
+  /**
+   * Signals every pending delivery of the endpoint, in passes, until a pass finds no new
+   * one. Returns -1 on a server without visibility (the Java time-skipping test server):
+   * the endpoint's `endedBefore` rule still ends those deliveries at their next attempt.
+   */
+  async function signalAllPending(endpointId: string, signal: (id: string) => Promise<void>): Promise<number> {
+    const done = new Set<string>();
+    for (let pass = 0; pass < 5; pass++) {
+      let listed: Array<{ id: string; startedAt: number }>;
+      try {
+        listed = await listPending(endpointId);
+      } catch (err) {
+        if (isUnimplemented(err)) return -1;
+        throw err;
+      }
+      const fresh = listed.filter((d) => !done.has(d.id));
+      if (fresh.length === 0) break;
+      await forEachConcurrent(fresh, SIGNAL_CONCURRENCY, async (d) => {
+        // A delivery that just ended is no longer running: nothing to do.
+        await signal(d.id).catch(() => undefined);
+        done.add(d.id);
+        if (done.size % 100 === 0) heartbeat(done.size);
+      });
+    }
+    return done.size;
+  }
+
+  return {
+    /** Smengo disable (dead), Dong Tien dead-lettering (exhausted), Bird pause (failed). */
+    async endPendingDeliveries(args: {
+      endpointId: string;
+      status: 'dead' | 'exhausted' | 'failed';
+      code: string;
+    }): Promise<number> {
+      deps.cache?.invalidate(args.endpointId);
+      return signalAllPending(args.endpointId, (id) =>
+        need().workflow.getHandle(id).signal(endDeliverySignal, { status: args.status, code: args.code }),
+      );
+    },
+
+    /** Resume: deliveries deferred by a pause go out now rather than at their next recheck. */
+    async wakePendingDeliveries(args: { endpointId: string }): Promise<number> {
+      deps.cache?.invalidate(args.endpointId);
+      return signalAllPending(args.endpointId, (id) => need().workflow.getHandle(id).signal(wakeSignal));
+    },
+
+    /**
+     * Dong Tien: releases held deliveries one at a time, oldest first, each sending once
+     * before the next; stops as soon as one fails (the endpoint suspends itself again).
+     * Runs as an activity so ten thousand releases never touch the endpoint's history.
+     */
+    async drainHeldDeliveries(args: { endpointId: string }): Promise<{ released: number; stopped: boolean }> {
+      const client = need();
+      const released = new Set<string>();
+      for (;;) {
+        let listed: Array<{ id: string; startedAt: number }>;
+        try {
+          listed = await listPending(args.endpointId);
+        } catch (err) {
+          if (isUnimplemented(err)) return { released: -1, stopped: true };
+          throw err;
+        }
+        const queue = listed
+          .filter((d) => !released.has(d.id))
+          .sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
+        if (queue.length === 0) return { released: released.size, stopped: false };
+        for (const d of queue) {
+          const snap = await client.workflow.getHandle(args.endpointId).query(endpointSnapshotQuery);
+          if (!snap.health.draining || snap.health.status !== 'active') return { released: released.size, stopped: true };
+          const handle = client.workflow.getHandle(d.id);
+          const before = (await handle.query(deliveryStateQuery)).attempts.length;
+          await handle.signal(drainTurnSignal);
+          released.add(d.id);
+          // Wait for its one send: a new attempt row, or the delivery ending.
+          for (let i = 0; ; i++) {
+            heartbeat({ released: released.size, current: d.id });
+            if (Context.current().cancellationSignal.aborted) return { released: released.size, stopped: true };
+            const s = await handle.query(deliveryStateQuery);
+            const rows = s.attempts.slice(before);
+            const sent = rows.find((r) => r.kind === 'attempt' || r.kind === 'refused');
+            if (sent) {
+              if (sent.code !== undefined) return { released: released.size, stopped: true };
+              break;
+            }
+            if (s.status !== 'pending' && s.status !== 'processing') break;
+            // A stale read made it defer again: give it the turn once more.
+            if (rows.some((r) => r.kind === 'deferral') && i % 20 === 19) await handle.signal(drainTurnSignal);
+            await sleep(50);
+          }
+        }
+      }
+    },
+
+    async notifyEndpoint(args: {
+      notice: Notice;
+      ctx: NoticeContext;
+      createdBy?: string;
+      operationalWebhook?: OperationalWebhook;
+    }): Promise<{ email?: string; webhook?: string }> {
+      if (!deps.notifier) return { email: 'notifier_not_configured' };
+      // SPEC §4 emails on disable, suspend, degrade (and Bird's pause); a recovery is
+      // news for machines, so it goes by operational webhook only.
+      const emailTo =
+        args.notice === 'recovered' ? undefined : ((await deps.billingEmail?.(args.ctx.tenantId)) ?? args.createdBy);
+      const r = await deps.notifier.notify({
+        notice: args.notice,
+        ctx: args.ctx,
+        emailTo,
+        operationalWebhook: args.operationalWebhook,
+      });
+      const emailError = r.email && 'error' in r.email ? r.email.error : undefined;
+      const webhookCode = r.webhook && !r.webhook.ok ? (r.webhook.code ?? 'webhook_error') : undefined;
+      const retryable =
+        (emailError && !isPermanentEmailError(emailError)) || (webhookCode && !isPermanentWebhookCode(webhookCode));
+      if (retryable) throw ApplicationFailure.retryable(`notification not sent: ${emailError ?? webhookCode}`);
+      return {
+        email: r.email ? ('messageId' in r.email ? 'sent' : r.email.error) : undefined,
+        webhook: r.webhook ? (r.webhook.ok ? 'sent' : webhookCode) : undefined,
+      };
+    },
+
+    /** A manual test delivery (R-SMENGO-HEALTH): one signed POST, whatever the endpoint's state. */
+    async sendTestDelivery(args: {
+      endpointId: string;
+      url: string;
+      secrets: string[];
+      timeoutSeconds: number;
+      deliveryIdHeader: string;
+    }): Promise<TestResult> {
+      const at = deps.now();
+      const id = `msg_test_${args.endpointId}_${at.getTime()}`;
+      const body = JSON.stringify({ type: 'endpoint.test', timestamp: at.toISOString(), data: { endpointId: args.endpointId } });
+      const r = await deps.send({
+        deliveryId: `test_${args.endpointId}_${at.getTime()}`,
+        attempt: 1,
+        event: { id, type: 'endpoint.test', occurredAt: at.toISOString(), body },
+        target: { url: args.url, secrets: args.secrets },
+        timeoutSeconds: args.timeoutSeconds,
+        deliveryIdHeader: args.deliveryIdHeader,
+      });
+      return { ok: r.code === undefined, at: at.getTime(), httpStatus: r.httpStatus, code: r.code, latencyMs: r.latencyMs };
+    },
+  };
+}

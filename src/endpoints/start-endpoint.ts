@@ -1,0 +1,19 @@
+import type { Client } from '@temporalio/client';
+import type { EndpointInput } from '../shared/endpoint-types.js';
+import { ENDPOINT_WORKFLOW } from '../shared/names.js';
+import { SA_ENDPOINT, SA_PRESET, SA_TENANT } from '../shared/search-attributes.js';
+
+/** Starts the endpoint's entity workflow; its workflow id is the endpoint id. */
+export async function startEndpoint(client: Client, taskQueue: string, input: EndpointInput) {
+  return client.workflow.start(ENDPOINT_WORKFLOW, {
+    workflowId: input.endpointId,
+    taskQueue,
+    args: [input],
+    workflowIdReusePolicy: 'REJECT_DUPLICATE',
+    typedSearchAttributes: [
+      { key: SA_TENANT, value: input.tenantId },
+      { key: SA_ENDPOINT, value: input.endpointId },
+      { key: SA_PRESET, value: input.config.preset },
+    ],
+  });
+}

@@ -1,0 +1,23 @@
+// Messages of the endpoint workflow, shared by the API, the deliveries and the workflow.
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { HealthInput, HealthState } from '../health/types.js';
+import type { EndpointPatch, EndpointSnapshot, EndpointView, TestResult } from './endpoint-types.js';
+
+export const endpointSnapshotQuery = defineQuery<EndpointSnapshot>('endpointSnapshot');
+export const endpointViewQuery = defineQuery<EndpointView>('endpointView');
+
+/** A delivery outcome that changes health (see shouldReport); never sent for plain successes. */
+export const reportHealthSignal = defineSignal<[HealthInput]>('reportHealth');
+
+export const updateEndpointUpdate = defineUpdate<EndpointView, [EndpointPatch]>('updateEndpoint');
+export const pauseEndpointUpdate = defineUpdate<EndpointView>('pauseEndpoint');
+/** Resume after a pause, or enable after a disable/suspension (Smengo: after a good test). */
+export const resumeEndpointUpdate = defineUpdate<EndpointView>('resumeEndpoint');
+export const disableEndpointUpdate = defineUpdate<EndpointView, [{ reason?: string }]>('disableEndpoint');
+export const rotateSecretUpdate = defineUpdate<EndpointView, [{ secret: string; graceSeconds: number }]>('rotateSecret');
+export const sendTestUpdate = defineUpdate<TestResult>('sendTest');
+export const deleteEndpointUpdate = defineUpdate<EndpointView>('deleteEndpoint');
+/** Railhook's half-open breaker lets one delivery through; it asks for the turn. */
+export const claimProbeUpdate = defineUpdate<HealthState, [{ deliveryId: string }]>('claimProbe');
+
+export const ENDPOINT_DELETED = 'endpoint_deleted';

@@ -1,0 +1,80 @@
+import type { HealthBanner } from '../health/reporting.js';
+import type { HealthState } from '../health/types.js';
+import type { PolicyOverrides } from '../policy/schema.js';
+import type { PresetName } from '../policy/types.js';
+
+export interface OperationalWebhook {
+  url: string;
+  secrets: string[];
+}
+
+/** What a tenant configures on an endpoint (SPEC §1 "Endpoint"). */
+export interface EndpointConfig {
+  url: string;
+  description?: string;
+  /** Event types delivered; empty or absent = every type. `order.*` matches a prefix. */
+  eventTypes?: string[];
+  preset: PresetName;
+  policy?: PolicyOverrides;
+  /** The creator's email: where notices go when the tenant has no billing address. */
+  createdBy?: string;
+  operationalWebhook?: OperationalWebhook;
+}
+
+export interface SigningSecret {
+  secret: string;
+  createdAt: number;
+  /** A rotated-out secret keeps signing until then, so receivers can switch over. */
+  expiresAt?: number;
+}
+
+export interface EndpointInput {
+  endpointId: string;
+  tenantId: string;
+  config: EndpointConfig;
+  secrets: SigningSecret[];
+  createdAt: number;
+  /** Set by continueAsNew: everything the previous run knew. */
+  carried?: { health: HealthState; deleted: boolean; lastTest?: TestResult };
+}
+
+export interface TestResult {
+  ok: boolean;
+  at: number;
+  httpStatus?: number;
+  code?: string;
+  latencyMs: number;
+}
+
+/** The endpoint as tenants and operators see it: no secrets. */
+export interface EndpointView {
+  endpointId: string;
+  tenantId: string;
+  config: EndpointConfig;
+  health: HealthState;
+  banner?: HealthBanner;
+  lastTest?: TestResult;
+  secretCount: number;
+  createdAt: number;
+  deleted: boolean;
+}
+
+/** What a delivery needs to send, read through a short-lived cache. */
+export interface EndpointSnapshot {
+  endpointId: string;
+  tenantId: string;
+  preset: PresetName;
+  url: string;
+  /** Secrets still signing, newest first (two during a rotation: R-SIGN). */
+  secrets: string[];
+  health: HealthState;
+  deleted: boolean;
+}
+
+export interface EndpointPatch {
+  url?: string;
+  description?: string;
+  eventTypes?: string[];
+  policy?: PolicyOverrides;
+  operationalWebhook?: OperationalWebhook | null;
+}

@@ -1,0 +1,625 @@
+// Conformance suite for the `smengo` preset: every rule of SPEC §3's `smengo` column (and
+// the §5 readings of its ambiguous sentences) and the §2 rules that apply to it, each
+// proven end to end (time-skipping Temporal server, real worker, real HTTP receiver on
+// 127.0.0.1, the preset's real schedule).
+import { type WorkflowHandle } from '@temporalio/client';
+import { Webhook } from 'standardwebhooks';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { replayWindowSeconds } from '../../src/policy/replay-window.js';
+import type { DeliveryState } from '../../src/shared/delivery-types.js';
+import {
+  deliveryStateQuery,
+  markDeadSignal,
+  replayDeliveryUpdate,
+  retryDeadLetterUpdate,
+} from '../../src/shared/messages.js';
+import { generateSecret } from '../../src/signing/standard-webhooks.js';
+import { DeliveryHarness, attemptGapsMs } from '../helpers/delivery-harness.js';
+import { freePort } from '../helpers/ports.js';
+import { Receiver, type Responder } from '../helpers/receiver.js';
+
+const PRESET = 'smengo' as const;
+/** SPEC §3: delays after attempts 1..7, in seconds ("same" as standard). */
+const SCHEDULE_S = [5, 300, 1800, 7200, 18000, 36000, 36000];
+const MAX_ATTEMPTS = 8;
+const JITTER = { min: 0.9, max: 1.1 };
+const RA_CAP_MS = 3_600_000;
+const DELIVERY_ID_HEADER = 'smengo-delivery-id';
+/** Real time an attempt and the workflow tasks around it may add to a gap. */
+const SLACK_MS = 1000;
+const HOUR_MS = 3_600_000;
+
+// ---------------------------------------------------------------------------------------
+// Helpers (kept local: each conformance file stands alone).
+
+interface Reply {
+  status: number;
+  headers?: Record<string, string>;
+  body?: string;
+}
+/**
+ * `hang`: never answers; `reset`: destroys the socket; `stall`: sends 200 headers and part of
+ * the body, then nothing; `trickle`: 200 headers, then a few body bytes every 200 ms, forever.
+ */
+type Step = number | Reply | 'hang' | 'reset' | 'stall' | 'trickle' | (() => Promise<Reply>);
+
+/**
+ * Answers this delivery's n-th request with steps[n] (the last step repeats). It counts
+ * its own calls, so it does not depend on what earlier tests sent to the shared receiver.
+ */
+function script(...steps: Step[]): Responder {
+  let n = 0;
+  return async (_req, _i, res) => {
+    const step = steps[Math.min(n++, steps.length - 1)]!;
+    if (step === 'hang') return; // never answers
+    if (step === 'reset') {
+      res.socket?.destroy();
+      return;
+    }
+    if (step === 'stall' || step === 'trickle') {
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.write('partial ');
+      if (step === 'trickle') {
+        const timer = setInterval(() => res.write('more '), 200);
+        res.on('close', () => clearInterval(timer));
+      }
+      return;
+    }
+    const reply =
+      typeof step === 'number' ? { status: step } : typeof step === 'function' ? await step() : step;
+    res.writeHead(reply.status, reply.headers ?? {}).end(reply.body ?? '');
+  };
+}
+
+const ra = (status: number, value: string): Reply => ({ status, headers: { 'retry-after': value } });
+const attemptsOf = (s: DeliveryState) => s.attempts.filter((a) => a.kind === 'attempt');
+const codesOf = (s: DeliveryState) => attemptsOf(s).map((a) => a.code);
+const httpDate = (ms: number) => new Date(ms).toUTCString();
+const sleepReal = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+function expectWithin(gapMs: number, loMs: number, hiMs: number, what: string) {
+  expect(gapMs, `${what}: ${gapMs} ms >= ${loMs}`).toBeGreaterThanOrEqual(Math.floor(loMs) - 2);
+  expect(gapMs, `${what}: ${gapMs} ms <= ${hiMs} + slack`).toBeLessThanOrEqual(Math.ceil(hiMs) + SLACK_MS);
+}
+
+/** The gap is the schedule step `stepS` times a factor inside the jitter range. */
+function expectStep(gapMs: number, stepS: number, what: string) {
+  expectWithin(gapMs, stepS * 1000 * JITTER.min, stepS * 1000 * JITTER.max, what);
+}
+
+function expectSchedule(state: DeliveryState, steps: number[] = SCHEDULE_S) {
+  const gaps = attemptGapsMs(state);
+  expect(gaps).toHaveLength(steps.length);
+  gaps.forEach((g, i) => expectStep(g, steps[i]!, `gap after attempt ${i + 1}`));
+}
+
+async function pollState(
+  handle: WorkflowHandle,
+  pred: (s: DeliveryState) => boolean,
+  timeoutMs = 15_000,
+): Promise<DeliveryState> {
+  const end = Date.now() + timeoutMs;
+  for (;;) {
+    const s = await handle.query(deliveryStateQuery);
+    if (pred(s)) return s;
+    if (Date.now() > end) throw new Error(`state never matched; last: ${JSON.stringify(s)}`);
+    await sleepReal(20);
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+
+describe(`conformance: ${PRESET} preset`, () => {
+  let h: DeliveryHarness;
+  /** A loopback receiver off the allowlist (127.0.0.1/32 only): R-SSRF must never reach it. */
+  const priv = new Receiver();
+  let privPort = 0;
+  /** Same on ::1, when this machine has IPv6 loopback. */
+  const priv6 = new Receiver();
+  let priv6Base: string | undefined;
+
+  beforeAll(async () => {
+    h = await DeliveryHarness.create({
+      dns: {
+        'hook.test': ['127.0.0.1'],
+        'private.test': ['127.0.0.2'],
+        'mapped.test': ['::ffff:127.0.0.2'],
+        'hang.test': 'hang',
+      },
+    });
+    privPort = Number(new URL(await priv.start('127.0.0.2')).port);
+    priv6Base = await priv6.start('::1').catch(() => undefined);
+  });
+  afterAll(async () => {
+    await priv.stop();
+    await priv6.stop();
+    await h?.close();
+  });
+
+  // ---- attempts, schedule, jitter -----------------------------------------------------
+
+  it('R-PRESET attempts & delays: 8 attempts, 5s 5m 30m 2h 5h 10h 10h each within 0.9-1.1, then exhausted', async () => {
+    const { state, requests } = await h.deliver({ preset: PRESET, respond: script(500) });
+    expect(state.status).toBe('exhausted');
+    expect(state.lastCode).toBe('http_500');
+    expect(attemptsOf(state).map((a) => a.attempt)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(requests).toHaveLength(MAX_ATTEMPTS);
+    expectSchedule(state);
+  });
+
+  it('R-JITTER: each delay gets its own random factor, and two deliveries do not retry in lockstep', async () => {
+    const a = await h.deliver({ preset: PRESET, overrides: { maxAttempts: 5 }, respond: script(503) });
+    const b = await h.deliver({ preset: PRESET, overrides: { maxAttempts: 5 }, respond: script(503) });
+    const factors = (s: DeliveryState) => attemptGapsMs(s).map((g, i) => g / (SCHEDULE_S[i]! * 1000));
+    const fa = factors(a.state);
+    const fb = factors(b.state);
+    for (const f of [...fa, ...fb]) {
+      expect(f).toBeGreaterThanOrEqual(JITTER.min - 0.001);
+      expect(f).toBeLessThan(JITTER.max + 0.001 + SLACK_MS / 5000);
+    }
+    // Raw factors of the long steps: equal only if two gaps matched to the millisecond.
+    const long = (f: number[]) => f.slice(1);
+    expect(new Set(long(fa)).size).toBe(3);
+    expect(long(fa)).not.toEqual(long(fb));
+  });
+
+  // ---- status and classification ------------------------------------------------------
+
+  it('R-STATUS: pending while waiting, processing while an attempt is in flight, succeeded at the end', async () => {
+    const { handle } = await h.start({
+      preset: PRESET,
+      overrides: { timeoutSeconds: 2 },
+      respond: script('hang', 200),
+    });
+    const processing = await pollState(handle, (s) => s.status === 'processing');
+    expect(processing.attempts).toHaveLength(0);
+    const waiting = await pollState(handle, (s) => s.attempts.length === 1);
+    expect(waiting.status).toBe('pending');
+    expect(waiting.lastCode).toBe('timeout');
+    const next = Date.parse(waiting.nextAttemptAt!) - Date.parse(waiting.attempts[0]!.finishedAt);
+    expectStep(next, 5, 'announced next attempt');
+    const final = (await handle.result()) as DeliveryState;
+    expect(final.status).toBe('succeeded');
+    expect(codesOf(final)).toEqual(['timeout', undefined]);
+  });
+
+  it('R-HDR: a 2xx is success whatever its body says (Smengo ignores the response body)', async () => {
+    const a = await h.deliver({
+      preset: PRESET,
+      respond: script({ status: 200, body: '{"ok":false,"error":"failed","status":500}' }),
+    });
+    expect(a.state.status).toBe('succeeded');
+    expect(attemptsOf(a.state)).toHaveLength(1);
+    expect(a.state.attempts[0]!.httpStatus).toBe(200);
+    expect(a.state.attempts[0]!.code).toBeUndefined();
+    const b = await h.deliver({ preset: PRESET, respond: script({ status: 202, body: 'error' }) });
+    expect(b.state.status).toBe('succeeded');
+    expect(b.requests).toHaveLength(1);
+  });
+
+  it('R-NOREDIR: a 3xx is retried on schedule as `redirect_not_allowed` (SPEC §5) and never followed', async () => {
+    const elsewhere = `/moved-${Math.random().toString(36).slice(2)}`;
+    const loc = { location: `${h.baseUrl}${elsewhere}` };
+    const { state, requests } = await h.deliver({
+      preset: PRESET,
+      respond: script(
+        { status: 301, headers: loc },
+        { status: 302, headers: loc },
+        { status: 303, headers: loc },
+        { status: 307, headers: loc },
+        { status: 308, headers: loc },
+        200,
+      ),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(attemptsOf(state).map((a) => [a.httpStatus, a.code])).toEqual([
+      [301, 'redirect_not_allowed'],
+      [302, 'redirect_not_allowed'],
+      [303, 'redirect_not_allowed'],
+      [307, 'redirect_not_allowed'],
+      [308, 'redirect_not_allowed'],
+      [200, undefined],
+    ]);
+    expectSchedule(state, SCHEDULE_S.slice(0, 5));
+    expect(requests.map((r) => r.path)).toEqual(Array(6).fill('/hook'));
+    expect(h.receiver.requests.some((r) => r.path === elsewhere)).toBe(false);
+  });
+
+  it('R-PRESET retried responses: 4xx except 410, and 429, are retried on schedule', async () => {
+    const { state, requests } = await h.deliver({
+      preset: PRESET,
+      respond: script(400, 401, 403, 404, 408, 422, 429, 200),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(codesOf(state)).toEqual([
+      'http_400',
+      'http_401',
+      'http_403',
+      'http_404',
+      'http_408',
+      'http_422',
+      'http_429',
+      undefined,
+    ]);
+    expect(requests).toHaveLength(8);
+    expectSchedule(state);
+  });
+
+  it('R-PRESET retried responses: 5xx are retried until the 8 attempts are used up', async () => {
+    const { state } = await h.deliver({
+      preset: PRESET,
+      respond: script(500, 501, 502, 503, 504, 505, 507, 599),
+    });
+    expect(state.status).toBe('exhausted');
+    expect(codesOf(state)).toEqual([
+      'http_500',
+      'http_501',
+      'http_502',
+      'http_503',
+      'http_504',
+      'http_505',
+      'http_507',
+      'http_599',
+    ]);
+    expectSchedule(state);
+  });
+
+  it('R-PRESET R-SMENGO-HEALTH: a 410 ends the delivery `dead` with code `gone` after one attempt', async () => {
+    const { state, requests } = await h.deliver({ preset: PRESET, respond: script(500, 410, 200) });
+    expect(state.status).toBe('dead');
+    expect(state.lastCode).toBe('gone');
+    expect(attemptsOf(state).map((a) => [a.httpStatus, a.code])).toEqual([
+      [500, 'http_500'],
+      [410, 'gone'],
+    ]);
+    expect(requests).toHaveLength(2);
+  });
+
+  it('R-SMENGO-HEALTH: a pending delivery of a disabled endpoint becomes `dead` (endpoint_disabled) and is never sent', async () => {
+    // Retry-After keeps the next attempt 50 min away (real time, skipping is locked), so nothing races the test.
+    const { handle, requests } = await h.start({ preset: PRESET, respond: script(ra(503, '3000')) });
+    await pollState(handle, (s) => s.attempts.length === 1 && s.status === 'pending');
+    await handle.signal(markDeadSignal, { code: 'endpoint_disabled' });
+    const state = (await handle.result()) as DeliveryState;
+    expect(state.status).toBe('dead');
+    expect(state.lastCode).toBe('endpoint_disabled');
+    expect(attemptsOf(state)).toHaveLength(1);
+    await h.env.sleep(48 * HOUR_MS);
+    expect(requests()).toHaveLength(1);
+  });
+
+  // ---- transport failures ---------------------------------------------------------------
+
+  it('R-TIMEOUT R-DELAY: no response within the timeout is `timeout`, retried; the delay runs from the failure', async () => {
+    const { state, requests } = await h.deliver({
+      preset: PRESET,
+      overrides: { timeoutSeconds: 1 },
+      respond: script('hang', 'hang', 200),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(codesOf(state)).toEqual(['timeout', 'timeout', undefined]);
+    expect(requests).toHaveLength(3);
+    for (const a of attemptsOf(state).slice(0, 2)) {
+      expect(a.latencyMs).toBeGreaterThanOrEqual(950);
+      expect(a.latencyMs).toBeLessThan(5000);
+    }
+    expectSchedule(state, SCHEDULE_S.slice(0, 2));
+  });
+
+  it('R-TIMEOUT: a 200 whose body does not complete within the timeout is `timeout`, not a success', async () => {
+    const { state, requests } = await h.deliver({
+      preset: PRESET,
+      overrides: { timeoutSeconds: 1 },
+      respond: script('stall', 'trickle', 200),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(codesOf(state)).toEqual(['timeout', 'timeout', undefined]);
+    expect(attemptsOf(state).map((a) => a.httpStatus)).toEqual([undefined, undefined, 200]);
+    expect(requests).toHaveLength(3);
+    expectSchedule(state, SCHEDULE_S.slice(0, 2));
+  });
+
+  it('R-TIMEOUT: a DNS lookup that never answers is `dns_failed`, not `timeout`, and is retried', async () => {
+    const { state, requests } = await h.deliver({
+      preset: PRESET,
+      url: 'http://hang.test:8080/hook',
+      overrides: { timeoutSeconds: 1, maxAttempts: 2 },
+    });
+    expect(state.status).toBe('exhausted');
+    expect(codesOf(state)).toEqual(['dns_failed', 'dns_failed']);
+    expect(requests).toHaveLength(0);
+    expectSchedule(state, SCHEDULE_S.slice(0, 1));
+  });
+
+  it('R-ERRCODES: a host that does not resolve is `dns_failed`, retried on the full schedule', async () => {
+    const { state, requests } = await h.deliver({ preset: PRESET, url: 'https://no-such-host.test/hook' });
+    expect(state.status).toBe('exhausted');
+    expect(codesOf(state)).toEqual(Array(MAX_ATTEMPTS).fill('dns_failed'));
+    expect(requests).toHaveLength(0);
+    expectSchedule(state);
+  });
+
+  it('R-ERRCODES: a closed port is `network_ECONNREFUSED`, retried on the full schedule', async () => {
+    const port = await freePort();
+    const { state } = await h.deliver({ preset: PRESET, url: `http://127.0.0.1:${port}/hook` });
+    expect(state.status).toBe('exhausted');
+    expect(codesOf(state)).toEqual(Array(MAX_ATTEMPTS).fill('network_ECONNREFUSED'));
+    expectSchedule(state);
+  });
+
+  it('R-ERRCODES: a receiver that drops the connection is a `network_*` failure, retried', async () => {
+    const { state, requests } = await h.deliver({ preset: PRESET, respond: script('reset', 'reset', 200) });
+    expect(state.status).toBe('succeeded');
+    const codes = codesOf(state);
+    expect(codes).toHaveLength(3);
+    for (const c of codes.slice(0, 2)) expect(c).toMatch(/^network_[A-Z0-9_]+$/);
+    expect(requests).toHaveLength(3);
+    expectSchedule(state, SCHEDULE_S.slice(0, 2));
+  });
+
+  // ---- R-SSRF / R-URL ---------------------------------------------------------------------
+
+  it('R-SSRF: 127.0.0.2 (loopback, off the allowlist) is refused with `private_address`, nothing sent, retried on schedule (§5)', async () => {
+    const before = priv.requests.length;
+    const { state } = await h.deliver({ preset: PRESET, url: `http://127.0.0.2:${privPort}/hook` });
+    expect(state.status).toBe('exhausted');
+    expect(state.lastCode).toBe('private_address');
+    expect(codesOf(state)).toEqual(Array(MAX_ATTEMPTS).fill('private_address'));
+    expectSchedule(state);
+    expect(priv.requests.length - before).toBe(0);
+  });
+
+  it('R-SSRF: ::1 is refused with `private_address`, nothing sent, retried on schedule', async (ctx) => {
+    if (!priv6Base) return ctx.skip();
+    const before = priv6.requests.length;
+    const { state } = await h.deliver({ preset: PRESET, url: `${priv6Base}/hook` });
+    expect(state.status).toBe('exhausted');
+    expect(codesOf(state)).toEqual(Array(MAX_ATTEMPTS).fill('private_address'));
+    expectSchedule(state);
+    expect(priv6.requests.length - before).toBe(0);
+  });
+
+  it('R-SSRF: a hostname that resolves to 127.0.0.2 is refused after the lookup, nothing sent, retried', async () => {
+    const before = priv.requests.length;
+    const { state } = await h.deliver({ preset: PRESET, url: `http://private.test:${privPort}/hook` });
+    expect(state.status).toBe('exhausted');
+    expect(codesOf(state)).toEqual(Array(MAX_ATTEMPTS).fill('private_address'));
+    expectSchedule(state);
+    expect(priv.requests.length - before).toBe(0);
+  });
+
+  it('R-SSRF: a hostname that resolves to IPv4-mapped IPv6 ::ffff:127.0.0.2 is refused too', async () => {
+    const before = priv.requests.length;
+    const { state } = await h.deliver({
+      preset: PRESET,
+      url: `http://mapped.test:${privPort}/hook`,
+      overrides: { maxAttempts: 3 },
+    });
+    expect(codesOf(state)).toEqual(Array(3).fill('private_address'));
+    expect(priv.requests.length - before).toBe(0);
+  });
+
+  it('R-SSRF: a hostname resolving to an allowlisted address is sent to that resolved address', async () => {
+    const port = new URL(h.baseUrl).port;
+    const { state, requests } = await h.deliver({
+      preset: PRESET,
+      url: `http://hook.test:${port}/hook`,
+      respond: script(204),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(requests).toHaveLength(1);
+    expect(requests[0]!.headers.host).toBe(`hook.test:${port}`);
+  });
+
+  it('R-URL: a URL that fails the shape check at send time spends the attempt, sends nothing, and is retried (§5)', async () => {
+    const port = new URL(h.baseUrl).port;
+    const cases: Array<[string, string]> = [
+      [`http://user:pw@127.0.0.1:${port}/hook`, 'userinfo_not_allowed'],
+      [`http://127.0.0.1:${port}/hook#frag`, 'fragment_not_allowed'],
+      [`ftp://127.0.0.1:${port}/hook`, 'not_https'],
+      ['https://receiver.example:9999/hook', 'port_not_allowed'],
+    ];
+    const before = h.receiver.requests.length;
+    for (const [url, code] of cases) {
+      const { state } = await h.deliver({ preset: PRESET, url, overrides: { maxAttempts: 3 } });
+      expect(state.status, url).toBe('exhausted');
+      expect(codesOf(state), url).toEqual([code, code, code]);
+      expectSchedule(state, SCHEDULE_S.slice(0, 2));
+    }
+    expect(h.receiver.requests.length - before).toBe(0);
+  });
+
+  // ---- Retry-After (R-RA) and R-DELAY --------------------------------------------------------
+
+  it('R-RA: delta-seconds is honoured on 429 and on every 5xx (500, 502, 503, 504, 507)', async () => {
+    const a = await h.deliver({
+      preset: PRESET,
+      respond: script(ra(429, '120'), ra(500, '600'), ra(502, '3000'), 200),
+    });
+    expect(a.state.status).toBe('succeeded');
+    const ga = attemptGapsMs(a.state);
+    expectWithin(ga[0]!, 120_000, 120_000, 'Retry-After: 120 on 429');
+    expectWithin(ga[1]!, 600_000, 600_000, 'Retry-After: 600 on 500');
+    expectWithin(ga[2]!, 3_000_000, 3_000_000, 'Retry-After: 3000 on 502');
+    const b = await h.deliver({
+      preset: PRESET,
+      respond: script(ra(503, '120'), ra(504, '600'), ra(507, '3000'), 200),
+    });
+    expect(b.state.status).toBe('succeeded');
+    const gb = attemptGapsMs(b.state);
+    expectWithin(gb[0]!, 120_000, 120_000, 'Retry-After: 120 on 503');
+    expectWithin(gb[1]!, 600_000, 600_000, 'Retry-After: 600 on 504');
+    expectWithin(gb[2]!, 3_000_000, 3_000_000, 'Retry-After: 3000 on 507');
+  });
+
+  it('R-RA: not honoured on other 4xx (400, 404, 408): the jittered schedule applies', async () => {
+    const { state } = await h.deliver({
+      preset: PRESET,
+      respond: script(ra(400, '3000'), ra(404, '3000'), ra(408, '3000'), 200),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(codesOf(state)).toEqual(['http_400', 'http_404', 'http_408', undefined]);
+    expectSchedule(state, SCHEDULE_S.slice(0, 3));
+  });
+
+  it('R-RA: an HTTP-date is honoured as the time of the next attempt', async () => {
+    const dated = async () => ra(500, httpDate((await h.env.currentTimeMs()) + 600_000));
+    const { state } = await h.deliver({ preset: PRESET, respond: script(dated, 200) });
+    expect(state.status).toBe('succeeded');
+    expectWithin(attemptGapsMs(state)[0]!, 598_000, 600_000, 'Retry-After: <date in 10 min>');
+  });
+
+  it('R-RA: a date in the past and `0` add no wait: the jittered schedule applies', async () => {
+    const past = async () => ra(503, httpDate((await h.env.currentTimeMs()) - HOUR_MS));
+    const { state } = await h.deliver({ preset: PRESET, respond: script(past, ra(429, '0'), 200) });
+    expect(state.status).toBe('succeeded');
+    expectSchedule(state, SCHEDULE_S.slice(0, 2));
+  });
+
+  it('R-RA R-DELAY: huge values are capped at 1 h, and the cap never shortens the schedule\u2019s own long steps', async () => {
+    const farDate = async () => ra(502, httpDate((await h.env.currentTimeMs()) + 10 * 24 * HOUR_MS));
+    const huge = ra(503, '999999');
+    const { state } = await h.deliver({
+      preset: PRESET,
+      respond: script(huge, farDate, ra(429, '86400'), huge, huge, huge, 200),
+    });
+    expect(state.status).toBe('succeeded');
+    const gaps = attemptGapsMs(state);
+    expect(gaps).toHaveLength(6);
+    for (const i of [0, 1, 2]) expectWithin(gaps[i]!, RA_CAP_MS, RA_CAP_MS, `gap ${i + 1}`);
+    for (const i of [3, 4, 5]) expectStep(gaps[i]!, SCHEDULE_S[i]!, `gap ${i + 1}`);
+  });
+
+  it('R-RA: a malformed header is ignored and the jittered schedule applies', async () => {
+    const { state } = await h.deliver({
+      preset: PRESET,
+      respond: script(
+        ra(503, 'soon'),
+        ra(429, '-5'),
+        ra(500, '1.5'),
+        ra(429, 'Mon, 32 Foo 2020 99:00:00 GMT'),
+        ra(503, ''),
+        200,
+      ),
+    });
+    expect(state.status).toBe('succeeded');
+    expectSchedule(state, SCHEDULE_S.slice(0, 5));
+  });
+
+  it('R-DELAY: max rule: a Retry-After shorter than the schedule step does not shorten it', async () => {
+    const { state } = await h.deliver({
+      preset: PRESET,
+      respond: script(500, ra(503, '10'), ra(429, '60'), 200),
+    });
+    expect(state.status).toBe('succeeded');
+    expectSchedule(state, SCHEDULE_S.slice(0, 3));
+  });
+
+  // ---- lifetime -------------------------------------------------------------------------------
+
+  it('R-LIFETIME: none: a schedule far longer than 96 h runs all its 8 attempts', async () => {
+    const { state, input } = await h.deliver({
+      preset: PRESET,
+      overrides: { retryDelays: [72000], maxAttempts: 8 },
+      respond: script(500),
+    });
+    expect(state.status).toBe('exhausted');
+    expect(state.lastCode).toBe('http_500');
+    const rows = attemptsOf(state);
+    expect(rows).toHaveLength(8);
+    attemptGapsMs(state).forEach((g, i) => expectStep(g, 72000, `gap ${i + 1}`));
+    expect(Date.parse(rows.at(-1)!.startedAt) - Date.parse(input.createdAt)).toBeGreaterThan(96 * HOUR_MS);
+  });
+
+  // ---- headers, signing, response log ---------------------------------------------------------
+
+  it('R-SIGN: every attempt is signed (verified by `standardwebhooks`), same webhook-id and body, fresh timestamp', async () => {
+    const secret = generateSecret();
+    const body = JSON.stringify({ type: 'conformance.test', data: { amount: 12.5, note: 'ґанок 🐴' } });
+    const { state, requests, input } = await h.deliver({
+      preset: PRESET,
+      secrets: [secret],
+      body,
+      respond: script(500, 503, 200),
+    });
+    expect(state.status).toBe('succeeded');
+    expect(requests).toHaveLength(3);
+    const timestamps: number[] = [];
+    for (const r of requests) {
+      expect(r.body).toBe(body);
+      expect(r.headers['webhook-id']).toBe(input.event.id);
+      expect(() => new Webhook(secret).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
+      expect(() =>
+        new Webhook(generateSecret()).verify(r.body, r.headers as Record<string, string>),
+      ).toThrow();
+      const ts = Number(r.headers['webhook-timestamp']);
+      expect(Math.abs(ts * 1000 - r.at)).toBeLessThan(5000);
+      timestamps.push(ts);
+    }
+    expect([...timestamps].sort((x, y) => x - y)).toEqual(timestamps);
+  });
+
+  it('R-SIGN: during secret rotation both signatures are sent and each secret verifies', async () => {
+    const oldSecret = generateSecret();
+    const newSecret = generateSecret();
+    const { requests } = await h.deliver({
+      preset: PRESET,
+      secrets: [oldSecret, newSecret],
+      respond: script(200),
+    });
+    expect(requests).toHaveLength(1);
+    const r = requests[0]!;
+    expect(String(r.headers['webhook-signature']).split(' ')).toHaveLength(2);
+    for (const s of [oldSecret, newSecret]) {
+      expect(() => new Webhook(s).verify(r.body, r.headers as Record<string, string>)).not.toThrow();
+    }
+  });
+
+  it(`R-HDR: ${DELIVERY_ID_HEADER} is <deliveryId>:<attempt> and idempotency-key is the delivery id on every attempt`, async () => {
+    const { state, requests, input } = await h.deliver({ preset: PRESET, respond: script(500, 429, 200) });
+    expect(state.status).toBe('succeeded');
+    expect(requests.map((r) => r.headers[DELIVERY_ID_HEADER])).toEqual(
+      [1, 2, 3].map((n) => `${input.deliveryId}:${n}`),
+    );
+    expect(requests.map((r) => r.headers['idempotency-key'])).toEqual(Array(3).fill(input.deliveryId));
+    expect(requests[0]!.headers['webhook-delivery-id']).toBeUndefined();
+  });
+
+  it('R-RESP: the attempt log keeps the first 512 bytes of the response body, the status, the code, latency and time', async () => {
+    const long = Array.from({ length: 3000 }, (_, i) => String.fromCharCode(97 + (i % 26))).join('');
+    const { state } = await h.deliver({
+      preset: PRESET,
+      respond: script({ status: 503, body: long }, { status: 200, body: `ok:${long}` }),
+    });
+    expect(state.status).toBe('succeeded');
+    const [failed, ok] = attemptsOf(state);
+    expect(failed).toMatchObject({ httpStatus: 503, code: 'http_503', responseBody: long.slice(0, 512) });
+    expect(Buffer.byteLength(failed!.responseBody!)).toBe(512);
+    expect(ok).toMatchObject({ httpStatus: 200, responseBody: `ok:${long}`.slice(0, 512) });
+    for (const a of [failed!, ok!]) {
+      expect(a.latencyMs).toBeGreaterThanOrEqual(0);
+      expect(Number.isNaN(Date.parse(a.startedAt))).toBe(false);
+      expect(Date.parse(a.finishedAt)).toBeGreaterThanOrEqual(Date.parse(a.startedAt));
+    }
+  });
+
+  // ---- manual recovery ---------------------------------------------------------------------------
+
+  it('R-PRESET manual recovery: no manual retry: the delivery closes right after it ends, so a dead-letter retry cannot be applied', async () => {
+    expect(replayWindowSeconds(PRESET)).toBe(0);
+    const { state, input, requests } = await h.deliver({ preset: PRESET, respond: script(500) });
+    expect(state.status).toBe('exhausted');
+    expect(requests).toHaveLength(MAX_ATTEMPTS);
+    const handle = h.env.client.workflow.getHandle(input.deliveryId);
+    const desc = await handle.describe();
+    expect(desc.status.name).toBe('COMPLETED');
+    // Closed as soon as the last attempt failed: no replay window is held open.
+    const lastFinished = Date.parse(attemptsOf(state).at(-1)!.finishedAt);
+    expect(desc.closeTime!.getTime() - lastFinished).toBeLessThan(60_000);
+    await expect(handle.executeUpdate(retryDeadLetterUpdate)).rejects.toThrow();
+    await expect(handle.executeUpdate(replayDeliveryUpdate, { args: [{ mode: 'round' }] })).rejects.toThrow();
+    expect(h.receiver.requests.filter((r) => r.headers['idempotency-key'] === input.deliveryId)).toHaveLength(
+      MAX_ATTEMPTS,
+    );
+  });
+});

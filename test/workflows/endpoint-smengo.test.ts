@@ -1,0 +1,46 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { resumeEndpointUpdate, sendTestUpdate } from '../../src/shared/endpoint-messages.js';
+import { EndpointHarness } from '../helpers/endpoint-harness.js';
+
+const HOUR = 3_600_000;
+
+describe('endpoint health: smengo (R-SMENGO-HEALTH)', () => {
+  let h: EndpointHarness;
+  beforeAll(async () => {
+    h = await EndpointHarness.create();
+  });
+  afterAll(async () => h?.close());
+
+  it('R-SMENGO-HEALTH: the first exhausted delivery disables the endpoint, kills pending deliveries, emails the creator once and shows a banner', async () => {
+    const { endpointId, handle: ep } = await h.createEndpoint('smengo');
+    h.respond((_r, _i, res) => res.writeHead(500).end());
+    const first = await h.publish(endpointId, 'smengo');
+    // A second delivery starts 3 h later, so it is mid-schedule when the first exhausts.
+    await h.advance(3 * HOUR);
+    const second = await h.publish(endpointId, 'smengo');
+    await h.advanceUntil(async () => (await h.delivery(first)).status === 'exhausted', HOUR, 40 * HOUR);
+
+    await h.advanceUntil(async () => (await h.view(endpointId)).health.status === 'disabled', 1000, 60_000);
+    const view = await h.view(endpointId);
+    expect(view.health.reason).toBe('delivery_exhausted');
+    expect(view.banner?.reason).toBe('delivery_exhausted');
+
+    await h.smtp.waitFor(1);
+    expect(h.smtp.messages[0]!.to).toEqual(['owner@tenant.test']);
+    expect(h.smtp.messages[0]!.text).toContain(`/${endpointId}`);
+
+    // Re-enable: the second delivery, pending at the disable, must never be sent again.
+    const sentBefore = h.requestsFor(endpointId).length;
+    h.respond((_r, _i, res) => res.writeHead(200).end());
+    const test = await ep.executeUpdate(sendTestUpdate);
+    expect(test.ok).toBe(true);
+    await ep.executeUpdate(resumeEndpointUpdate);
+    await h.advance(48 * HOUR);
+    const s2 = await h.delivery(second);
+    expect(s2.status).toBe('dead');
+    expect(s2.lastCode).toBe('endpoint_disabled');
+    // Only the test request reached the receiver after the disable.
+    expect(h.requestsFor(endpointId).length - sentBefore).toBe(1);
+    expect(h.smtp.messages).toHaveLength(1);
+  });
+});
