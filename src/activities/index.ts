@@ -35,8 +35,8 @@ export function createActivities(deps: ActivityDeps) {
     if (req.target) return send({ ...req, target: req.target });
 
     if (!cache || !deps.client) throw new Error('endpoint-bound deliveries need a Temporal client in the worker');
-    // The drain's turn must not be refused by a stale read from before the re-enable.
-    if (req.drainTurn) cache.invalidate(req.endpointId);
+    // A resume or a drain turn must not be refused by a stale read from before it.
+    if (req.drainTurn || req.freshRead) cache.invalidate(req.endpointId);
     let snap = await cache.get(req.endpointId);
     if (snap.deleted)
       return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, drop: { code: 'endpoint_disabled', endAs: 'dead' } };

@@ -106,6 +106,8 @@ export interface AttemptRequest {
   preset: DeliveryPolicy['preset'];
   /** Dong Tien drain: the endpoint released this held delivery; its turn to send. */
   drainTurn?: boolean;
+  /** Read the endpoint fresh, not from the cache: it was just changed (resume, drain). */
+  freshRead?: boolean;
 }
 
 /** One HTTP request, once Herald knows where to send and with which secrets. */

@@ -88,12 +88,16 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   setHandler(endDeliverySignal, (e) => {
     ending ??= e;
   });
+  // Whoever wakes a delivery just changed the endpoint: the next read must not be cached.
+  let freshRead = false;
   setHandler(wakeSignal, () => {
     wake = true;
+    freshRead = true;
   });
   setHandler(drainTurnSignal, () => {
     drainTurn = true;
     wake = true;
+    freshRead = true;
   });
   setHandler(
     retryDeadLetterUpdate,
@@ -170,7 +174,9 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       let result: SendResult;
       try {
         const turn = drainTurn;
+        const fresh = freshRead;
         drainTurn = false;
+        freshRead = false;
         result = await sendAttempt({
           deliveryId: input.deliveryId,
           tenantId: input.tenantId,
@@ -184,6 +190,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
           deliveryIdHeader: policy.deliveryIdHeader,
           preset: policy.preset,
           drainTurn: turn || undefined,
+          freshRead: fresh || undefined,
         });
       } catch (err) {
         // The worker died or hung: the attempt is repeated and not spent (SPEC §5).
