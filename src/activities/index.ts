@@ -5,6 +5,7 @@ import { claimProbeUpdate } from '../shared/endpoint-messages.js';
 import { EndpointSnapshotCache } from './endpoint-cache.js';
 import { createEndpointActivities } from './endpoint-activities.js';
 import { createHttpSender, type HttpSenderDeps } from './http-sender.js';
+import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-activities.js';
 import type { Notifier } from '../notify/notifier.js';
 
 /**
@@ -27,10 +28,16 @@ export interface ActivityDeps extends HttpSenderDeps {
 export function createActivities(deps: ActivityDeps) {
   const send = createHttpSender(deps);
   const cache = deps.client ? new EndpointSnapshotCache(deps.client, deps.endpointCacheTtlMs) : undefined;
+  // Endpoint-bound deliveries belong to a tenant whose subscription may pause them.
+  const tenants = deps.client ? new TenantCache(deps.client, deps.endpointCacheTtlMs) : undefined;
+  const tenantGate = tenants ? subscriptionGate(tenants) : undefined;
+  // R-SMENGO-HEALTH: notices go to the tenant's billing address, else the endpoint creator.
+  const billingEmail =
+    deps.billingEmail ?? (tenants ? async (id: string) => (await tenants.get(id, true))?.billingEmail : undefined);
   const stamp = () => deps.now().toISOString();
 
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
-    const deferral = await deps.gate?.(req);
+    const deferral = (await deps.gate?.(req)) ?? (req.target ? undefined : await tenantGate?.(req));
     if (deferral) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, deferral, notSent: true };
     if (req.target) return send({ ...req, target: req.target });
 
@@ -41,7 +48,8 @@ export function createActivities(deps: ActivityDeps) {
     if (snap.deleted)
       return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, drop: { code: 'endpoint_disabled', endAs: 'dead' } };
     const opts = { createdAt: Date.parse(req.createdAt), deliveryId: req.deliveryId, drainTurn: req.drainTurn };
-    let decision = sendDecision(snap.preset, snap.health, deps.now().getTime(), opts);
+    const decideAt = () => Math.max(deps.now().getTime(), req.scheduledAt);
+    let decision = sendDecision(snap.preset, snap.health, decideAt(), opts);
     if (decision.kind === 'defer' && decision.claimProbe) {
       // Railhook half-open: ask the endpoint for the single probe turn, then decide again.
       const health = await deps.client.workflow
@@ -49,7 +57,7 @@ export function createActivities(deps: ActivityDeps) {
         .executeUpdate(claimProbeUpdate, { args: [{ deliveryId: req.deliveryId }] });
       cache.invalidate(req.endpointId);
       snap = { ...snap, health };
-      decision = sendDecision(snap.preset, health, deps.now().getTime(), opts);
+      decision = sendDecision(snap.preset, health, decideAt(), opts);
     }
     const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
     if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
@@ -60,7 +68,8 @@ export function createActivities(deps: ActivityDeps) {
 
   return {
     sendAttempt,
-    ...createEndpointActivities({ ...deps, send, cache }),
+    ...createEndpointActivities({ ...deps, send, cache, billingEmail }),
+    ...createTenantActivities(deps),
   };
 }
 

@@ -112,11 +112,10 @@ export const dongtienHealth: PresetHealthRules = {
   sendDecision(state, now, opts) {
     if (opts.isTest) return { kind: 'send' };
     if (state.status === 'disabled' || holdExpired(state, now)) {
-      return {
-        kind: 'drop',
-        code: 'endpoint_disabled',
-        endAs: isNewSince(state, opts) ? 'failed' : 'exhausted',
-      };
+      // What the hold kept is a dead letter; only an event that arrived after the
+      // disable itself was never queued.
+      const neverQueued = state.status === 'disabled' && isNewSince(state, opts);
+      return { kind: 'drop', code: 'endpoint_disabled', endAs: neverQueued ? 'failed' : 'exhausted' };
     }
     if (state.status === 'suspended') {
       // Held where it stands until re-enable wakes it or the hold expires; the floor

@@ -108,6 +108,11 @@ export interface AttemptRequest {
   drainTurn?: boolean;
   /** Read the endpoint fresh, not from the cache: it was just changed (resume, drain). */
   freshRead?: boolean;
+  /**
+   * Workflow time when the attempt was scheduled. Health timers (breaker open-until, the
+   * 14-day hold) are workflow times, so decisions use the later of this and the wall clock.
+   */
+  scheduledAt: number;
 }
 
 /** One HTTP request, once Herald knows where to send and with which secrets. */

@@ -1,3 +1,4 @@
 // The contract for other SDKs: workflow type names as registered on the worker.
 export const DELIVERY_WORKFLOW = 'deliveryWorkflow';
 export const ENDPOINT_WORKFLOW = 'endpointWorkflow';
+export const TENANT_WORKFLOW = 'tenantWorkflow';

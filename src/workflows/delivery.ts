@@ -191,6 +191,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
           preset: policy.preset,
           drainTurn: turn || undefined,
           freshRead: fresh || undefined,
+          scheduledAt: Date.now(),
         });
       } catch (err) {
         // The worker died or hung: the attempt is repeated and not spent (SPEC §5).

@@ -1,0 +1,99 @@
+import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import type { Activities } from '../activities/index.js';
+import {
+  REPLAY_REQUESTS_PER_MINUTE,
+  WINDOW_REPLAYS_PER_DAY,
+  secondsUntilNextUtcDay,
+  utcDay,
+} from '../policy/replay-quota.js';
+import {
+  addApiKeyUpdate,
+  admitReplayUpdate,
+  revokeApiKeyUpdate,
+  setSubscriptionUpdate,
+  tenantKeysQuery,
+  tenantViewQuery,
+  updateTenantUpdate,
+} from '../shared/tenant-messages.js';
+import type { TenantCarried, TenantInput, TenantView } from '../shared/tenant-types.js';
+
+const { wakeTenantDeliveries } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 minutes',
+  heartbeatTimeout: '2 minutes',
+  retry: { initialInterval: '1s', maximumInterval: '1 minute' },
+});
+
+const MAX_HISTORY_EVENTS = 5_000;
+
+/** A tenant: its API keys (as hashes), billing address, subscription and replay quotas. */
+export async function tenantWorkflow(input: TenantInput): Promise<void> {
+  const s: TenantCarried = input.carried ?? {
+    subscriptionActive: true,
+    apiKeys: [],
+    billingEmail: input.billingEmail,
+    name: input.name,
+  };
+  let wakePending = false;
+
+  const view = (): TenantView => ({
+    tenantId: input.tenantId,
+    name: s.name,
+    billingEmail: s.billingEmail,
+    subscriptionActive: s.subscriptionActive,
+    createdAt: input.createdAt,
+    apiKeys: s.apiKeys.map(({ hash: _hash, ...meta }) => meta),
+  });
+
+  setHandler(tenantViewQuery, view);
+  setHandler(tenantKeysQuery, () =>
+    s.apiKeys.filter((k) => k.revokedAt === undefined).map(({ keyId, hash }) => ({ keyId, hash })),
+  );
+  setHandler(addApiKeyUpdate, ({ keyId, hash }) => {
+    s.apiKeys.push({ keyId, hash, createdAt: Date.now() });
+    return view();
+  });
+  setHandler(revokeApiKeyUpdate, ({ keyId }) => {
+    for (const k of s.apiKeys) if (k.keyId === keyId && k.revokedAt === undefined) k.revokedAt = Date.now();
+    return view();
+  });
+  setHandler(setSubscriptionUpdate, ({ active }) => {
+    if (active && !s.subscriptionActive) wakePending = true;
+    s.subscriptionActive = active;
+    return view();
+  });
+  setHandler(updateTenantUpdate, ({ name, billingEmail }) => {
+    if (name !== undefined) s.name = name;
+    if (billingEmail !== undefined) s.billingEmail = billingEmail ?? undefined;
+    return view();
+  });
+  setHandler(admitReplayUpdate, ({ kind }) => {
+    const now = Date.now();
+    const minute = Math.floor(now / 60_000);
+    if (s.replayMinute?.minute !== minute) s.replayMinute = { minute, used: 0 };
+    if (s.replayMinute.used >= REPLAY_REQUESTS_PER_MINUTE)
+      return { allowed: false, code: 'replay_rate_limited', retryAfterSeconds: 60 - Math.floor((now % 60_000) / 1000) };
+    if (kind === 'window') {
+      const day = utcDay(now);
+      if (s.replayDay?.day !== day) s.replayDay = { day, used: 0 };
+      if (s.replayDay.used >= WINDOW_REPLAYS_PER_DAY)
+        return { allowed: false, code: 'WebhookReplayQuotaExceeded', retryAfterSeconds: secondsUntilNextUtcDay(now) };
+      s.replayDay.used++;
+    }
+    s.replayMinute.used++;
+    return { allowed: true };
+  });
+
+  const mustRollOver = () =>
+    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+  for (;;) {
+    await condition(() => wakePending || mustRollOver());
+    if (wakePending) {
+      wakePending = false;
+      await wakeTenantDeliveries({ tenantId: input.tenantId });
+    }
+    if (mustRollOver() && !wakePending) {
+      await condition(allHandlersFinished);
+      await continueAsNew<typeof tenantWorkflow>({ ...input, carried: s });
+    }
+  }
+}
