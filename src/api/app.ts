@@ -1,7 +1,12 @@
+import { OpenAPIHono } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
-import { Hono } from 'hono';
+import { HTTPException } from 'hono/http-exception';
 import type { Config } from '../config.js';
-import { problem } from './problem.js';
+import { tenantAuth, type TenantEnv } from './auth.js';
+import { Directory } from './directory.js';
+import { ProblemError, problem } from './problem.js';
+import { adminRouter } from './routes/admin.js';
+import { endpointsRouter } from './routes/endpoints.js';
 import { eventsRouter } from './routes/events.js';
 
 export interface AppDeps {
@@ -9,13 +14,52 @@ export interface AppDeps {
   config: Config;
 }
 
+const DOCS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Herald API</title>
+<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
+<body><div id="ui"></div><script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
+<script>SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });</script>
+<noscript>The OpenAPI document is at <a href="/openapi.json">/openapi.json</a>.</noscript></body></html>`;
+
 /** The HTTP API, one router per resource; dependencies come in so tests can use any client. */
 export function createApp(deps: AppDeps) {
-  const app = new Hono();
+  const directory = new Directory(deps.client);
+  const routerDeps = { ...deps, directory };
+  const app = new OpenAPIHono();
+
   app.get('/healthz', (c) => c.json({ ok: true }));
-  app.route('/v1/events', eventsRouter(deps));
+  app.route('/v1/admin', adminRouter(routerDeps));
+
+  const tenant = new OpenAPIHono<TenantEnv>();
+  tenant.use('*', tenantAuth(directory));
+  tenant.route('/endpoints', endpointsRouter(routerDeps));
+  tenant.route('/events', eventsRouter(routerDeps));
+  app.route('/v1', tenant);
+
+  app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
+  app.doc31('/openapi.json', {
+    openapi: '3.1.0',
+    info: {
+      title: 'Herald',
+      version: '0.1.0',
+      description: 'Durable webhook delivery. Errors are application/problem+json (RFC 9457) with a stable `code`.',
+    },
+    security: [{ apiKey: [] }],
+  });
+  app.get('/docs', (c) => c.html(DOCS_PAGE));
+
   app.notFound((c) => problem(c, 404, 'not_found', 'No such resource'));
   app.onError((err, c) => {
+    if (err instanceof ProblemError) return problem(c, err.status, err.code, err.title, err.detail, err.extra);
+    if (err instanceof HTTPException) {
+      // Hono's own refusals: a body that is not JSON, mostly.
+      const malformed = /json/i.test(err.message);
+      return problem(
+        c,
+        err.status === 400 || malformed ? 400 : (err.status as 400),
+        malformed ? 'malformed_json' : 'bad_request',
+        malformed ? 'The request body is not valid JSON' : err.message || 'Bad request',
+      );
+    }
     console.error('[herald:api] unhandled error', err);
     return problem(c, 500, 'internal_error', 'Herald could not complete the request');
   });

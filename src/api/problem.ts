@@ -52,3 +52,26 @@ export async function readJson(c: Context): Promise<{ ok: true; value: unknown }
     return { ok: false, response: problem(c, 400, 'malformed_json', 'The request body is not valid JSON') };
   }
 }
+
+/** Thrown by route handlers; the app's error handler renders it as problem+json. */
+export class ProblemError extends Error {
+  constructor(
+    readonly status: ContentfulStatusCode,
+    readonly code: string,
+    readonly title: string,
+    readonly detail?: string,
+    readonly extra: Record<string, unknown> = {},
+  ) {
+    super(`${code}: ${title}`);
+  }
+}
+
+export function fail(
+  status: ContentfulStatusCode,
+  code: string,
+  title: string,
+  detail?: string,
+  extra?: Record<string, unknown>,
+): never {
+  throw new ProblemError(status, code, title, detail, extra);
+}

@@ -34,6 +34,11 @@ export interface DeliveryInput {
   policy: DeliveryPolicy;
   /** ISO time the delivery was created; the lifetime clock (R-RH-LIFETIME) runs from here. */
   createdAt: string;
+  /**
+   * Created straight into the dead letters, never sent: Dong Tien's hold was full
+   * (`hold_overflow`, R-DT-HEALTH). It can still be replayed after re-enable.
+   */
+  deadLetterOnArrival?: string;
 }
 
 /** One row of the attempt log (R-RESP). Deferrals and lease losses are rows too, but not attempts. */

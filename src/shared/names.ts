@@ -2,3 +2,4 @@
 export const DELIVERY_WORKFLOW = 'deliveryWorkflow';
 export const ENDPOINT_WORKFLOW = 'endpointWorkflow';
 export const TENANT_WORKFLOW = 'tenantWorkflow';
+export const EVENT_WORKFLOW = 'eventWorkflow';

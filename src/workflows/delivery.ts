@@ -102,7 +102,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   setHandler(
     retryDeadLetterUpdate,
     () => {
-      command = { kind: 'dlq_retry' };
+      applyCommand({ kind: 'dlq_retry' });
       return state;
     },
     {
@@ -115,7 +115,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   setHandler(
     replayDeliveryUpdate,
     ({ mode }) => {
-      command = { kind: 'replay', mode };
+      applyCommand({ kind: 'replay', mode });
       return state;
     },
     {
@@ -129,6 +129,25 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   const publishStatus = (status: DeliveryStatus) => {
     state.status = status;
     upsertSearchAttributes([{ key: SA_STATUS, value: status }]);
+  };
+
+  /** Applied inside the update, so its reply already shows the reopened delivery. */
+  const applyCommand = (cmd: Command) => {
+    command = cmd;
+    ending = undefined;
+    lifetimeStart = Date.now();
+    if (cmd.kind === 'dlq_retry') {
+      scheduleBase = state.attemptsInRound;
+      state.attemptBudget = state.attemptsInRound + DLQ_RETRY_ATTEMPTS;
+    } else {
+      state.round += 1;
+      state.attemptsInRound = 0;
+      scheduleBase = 0;
+      state.attemptBudget = cmd.mode === 'single' ? 1 : policy.maxAttempts;
+      singleReplay = cmd.mode === 'single';
+    }
+    state.lastCode = undefined;
+    publishStatus('pending');
   };
 
   const finish = (status: DeliveryStatus, code?: string) => {
@@ -306,26 +325,22 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     }
   };
 
+  if (input.deadLetterOnArrival) {
+    const at = iso(Date.now());
+    record({ kind: 'refused', attempt: 1, startedAt: at, finishedAt: at, latencyMs: 0, code: input.deadLetterOnArrival });
+    finish('exhausted', input.deadLetterOnArrival);
+  }
+
   const holdMs = replayWindowSeconds(policy.preset) * 1000;
-  for (;;) {
-    await runRound();
+  // Dong Tien keeps bodies 90 days from the event, so its window runs from creation;
+  // the others count from the end of the latest round (Bird: attempts live 3 days).
+  const holdUntil = policy.preset === 'dongtien' ? Date.parse(input.createdAt) + holdMs : undefined;
+  for (let first = true; ; first = false) {
+    if (!(first && input.deadLetterOnArrival)) await runRound();
     singleReplay = false;
     // Stay reachable for dead-letter retry and replay until the window closes.
-    if (holdMs <= 0 || !(await condition(() => command !== undefined, holdMs))) return state;
-    const cmd = command!;
+    const hold = holdUntil === undefined ? holdMs : holdUntil - Date.now();
+    if (hold <= 0 || !(await condition(() => command !== undefined, hold))) return state;
     command = undefined;
-    ending = undefined;
-    lifetimeStart = Date.now();
-    if (cmd.kind === 'dlq_retry') {
-      scheduleBase = state.attemptsInRound;
-      state.attemptBudget = state.attemptsInRound + DLQ_RETRY_ATTEMPTS;
-    } else {
-      state.round += 1;
-      state.attemptsInRound = 0;
-      scheduleBase = 0;
-      state.attemptBudget = cmd.mode === 'single' ? 1 : policy.maxAttempts;
-      singleReplay = cmd.mode === 'single';
-    }
-    publishStatus('pending');
   }
 }

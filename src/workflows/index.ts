@@ -2,3 +2,4 @@
 export { deliveryWorkflow } from './delivery.js';
 export { endpointWorkflow } from './endpoint.js';
 export { tenantWorkflow } from './tenant.js';
+export { eventWorkflow } from './event.js';

@@ -4,6 +4,7 @@ import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
 import { inject } from 'vitest';
 import { loadConfig, type Config } from '../../src/config.js';
+import { TEST_OPERATOR_KEY } from './api.js';
 import { generateCodecKey } from '../../src/temporal/codec.js';
 import { dataConverterFor } from '../../src/temporal/data-converter.js';
 
@@ -34,6 +35,7 @@ export function testConfig(overrides: Record<string, string> = {}): Config {
     HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
     HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1,127.0.0.2,localhost,[::1]',
     HERALD_CODEC_KEYS: TEST_CODEC_KEY,
+    HERALD_OPERATOR_KEY: TEST_OPERATOR_KEY,
     ...overrides,
   });
 }

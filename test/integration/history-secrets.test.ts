@@ -4,6 +4,7 @@ import { createApp } from '../../src/api/app.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
+import { newTenant } from '../helpers/api.js';
 import { Receiver } from '../helpers/receiver.js';
 
 describe('history export (R-SIGN, §4 operators)', () => {
@@ -21,10 +22,11 @@ describe('history export (R-SIGN, §4 operators)', () => {
   it('`temporal workflow show --output json` holds no signing secret and no event body in plaintext', async () => {
     const secret = generateSecret();
     const marker = `card-${Date.now()}-4242`;
-    const res = await createApp({ client: w.client, config: w.config }).request('/v1/events', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'secret.test', payload: { marker }, targets: [{ url: `${base}/s`, secrets: [secret] }] }),
+    const tenant = await newTenant(createApp({ client: w.client, config: w.config }));
+    const res = await tenant.call('POST', '/v1/events', {
+      type: 'secret.test',
+      payload: { marker },
+      targets: [{ url: `${base}/s`, secrets: [secret] }],
     });
     const { deliveries } = (await res.json()) as { deliveries: Array<{ id: string }> };
     const handle = w.client.workflow.getHandle(deliveries[0]!.id);
@@ -40,7 +42,7 @@ describe('history export (R-SIGN, §4 operators)', () => {
     expect(history).toContain('workflowExecutionStartedEventAttributes');
     // Payload metadata is base64 in the export: this is `binary/encrypted`.
     expect(history).toContain(Buffer.from('binary/encrypted').toString('base64'));
-    for (const needle of [secret, secret.slice('whsec_'.length), marker]) {
+    for (const needle of [secret, secret.slice('whsec_'.length), marker, tenant.apiKey]) {
       expect(history).not.toContain(needle);
       expect(history).not.toContain(Buffer.from(needle).toString('base64'));
     }

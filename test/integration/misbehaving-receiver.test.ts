@@ -6,6 +6,7 @@ import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { freePort } from '../helpers/ports.js';
+import { newTenant, type TenantSession } from '../helpers/api.js';
 import { Receiver, type ReceivedRequest, type Responder } from '../helpers/receiver.js';
 
 type Target = { url: string; preset?: string; policy?: Record<string, unknown> };
@@ -17,8 +18,10 @@ describe('a misbehaving receiver on the dev server (real time, short schedules)'
   const secret = generateSecret();
   const fast = { maxAttempts: 3, retryDelays: [1], timeoutSeconds: 1 };
 
+  let tenant: TenantSession;
   beforeAll(async () => {
     [w, base] = await Promise.all([startDevWorker(), receiver.start()]);
+    tenant = await newTenant(createApp({ client: w.client, config: w.config }));
   });
   afterAll(async () => {
     await w?.stop();
@@ -31,15 +34,10 @@ describe('a misbehaving receiver on the dev server (real time, short schedules)'
       receiver.respondWith((req, _i, res) =>
         respond(req, receiver.requests.filter((r) => r.path === req.path).length - 1, res),
       );
-    const app = createApp({ client: w.client, config: w.config });
-    const res = await app.request('/v1/events', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        type: 'misbehave.test',
-        payload: { path },
-        targets: [{ url: `${base}${path}`, secrets: [secret], policy: fast, ...target }],
-      }),
+    const res = await tenant.call('POST', '/v1/events', {
+      type: 'misbehave.test',
+      payload: { path },
+      targets: [{ url: `${base}${path}`, secrets: [secret], policy: fast, ...target }],
     });
     expect(res.status).toBe(202);
     const { deliveries } = (await res.json()) as { deliveries: Array<{ id: string }> };
@@ -89,7 +87,9 @@ describe('a misbehaving receiver on the dev server (real time, short schedules)'
 
   it('R-NOREDIR: a 301 is a failed attempt `redirect_not_allowed` and its Location is never fetched', async () => {
     const { state, requests, deliveryId } = await publish('/moved', (req, _i, res) =>
-      req.path === '/moved' ? res.writeHead(301, { location: `${base}/elsewhere` }).end() : res.writeHead(200).end(),
+      req.path === '/moved'
+        ? res.writeHead(301, { location: `${base}/elsewhere` }).end()
+        : res.writeHead(200).end(),
     );
     expect(state.status).toBe('exhausted');
     expect(requests).toHaveLength(3);
@@ -121,21 +121,20 @@ describe('a misbehaving receiver on the dev server (real time, short schedules)'
       else if (i === 1) res.socket?.destroy();
       else res.writeHead(200).end();
     });
-    expect(state.attempts.map((a) => a.code)).toEqual(['network_ECONNRESET', 'network_ECONNRESET', undefined]);
+    expect(state.attempts.map((a) => a.code)).toEqual([
+      'network_ECONNRESET',
+      'network_ECONNRESET',
+      undefined,
+    ]);
     expect(state.status).toBe('succeeded');
   });
 
   it('R-ERRCODES: a closed port is `network_ECONNREFUSED` on every attempt, then exhausted', async () => {
     const port = await freePort();
-    const app = createApp({ client: w.client, config: w.config });
-    const res = await app.request('/v1/events', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        type: 'closed.port',
-        payload: {},
-        targets: [{ url: `http://127.0.0.1:${port}/x`, secrets: [secret], policy: fast }],
-      }),
+    const res = await tenant.call('POST', '/v1/events', {
+      type: 'closed.port',
+      payload: {},
+      targets: [{ url: `http://127.0.0.1:${port}/x`, secrets: [secret], policy: fast }],
     });
     const { deliveries } = (await res.json()) as { deliveries: Array<{ id: string }> };
     const handle = w.client.workflow.getHandle(deliveries[0]!.id);
@@ -155,15 +154,10 @@ describe('a misbehaving receiver on the dev server (real time, short schedules)'
       return; // no 127.0.0.2 on this host's loopback
     }
     const port = new URL(otherBase).port;
-    const app = createApp({ client: w.client, config: w.config });
-    const res = await app.request('/v1/events', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({
-        type: 'ssrf.test',
-        payload: {},
-        targets: [{ url: `http://127.0.0.2:${port}/x`, secrets: [secret], policy: fast }],
-      }),
+    const res = await tenant.call('POST', '/v1/events', {
+      type: 'ssrf.test',
+      payload: {},
+      targets: [{ url: `http://127.0.0.2:${port}/x`, secrets: [secret], policy: fast }],
     });
     const { deliveries } = (await res.json()) as { deliveries: Array<{ id: string }> };
     const handle = w.client.workflow.getHandle(deliveries[0]!.id);
@@ -176,4 +170,3 @@ describe('a misbehaving receiver on the dev server (real time, short schedules)'
     await other.stop();
   });
 });
-

@@ -8,6 +8,7 @@ import { loadConfig } from '../../src/config.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { dataConverterFor } from '../../src/temporal/data-converter.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
+import { TEST_OPERATOR_KEY, httpApp, newTenant } from '../helpers/api.js';
 import { HeraldProcess } from '../helpers/herald-process.js';
 import { freePort } from '../helpers/ports.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -40,16 +41,18 @@ describe('npm start: the embedded default (foundation)', () => {
       HERALD_TEMPORAL_PORT: String(temporalPort),
       HERALD_TEMPORAL_UI_PORT: String(uiPort),
       HERALD_TASK_QUEUE: 'herald',
+      HERALD_OPERATOR_KEY: TEST_OPERATOR_KEY,
     });
     const base = await receiver.start();
     receiver.respondWith((_r, i, res) => res.writeHead(i === 0 ? 503 : 200).end());
 
     await herald.start(apiUrl);
     const secret = generateSecret();
-    const res = await fetch(`${apiUrl}/v1/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ type: 'restart.test', payload: { n: 1 }, targets: [{ url: `${base}/r`, secrets: [secret] }] }),
+    const tenant = await newTenant(httpApp(apiUrl));
+    const res = await tenant.call('POST', '/v1/events', {
+      type: 'restart.test',
+      payload: { n: 1 },
+      targets: [{ url: `${base}/r`, secrets: [secret] }],
     });
     expect(res.status).toBe(202);
     const { deliveries } = (await res.json()) as { deliveries: Array<{ id: string }> };

@@ -33,10 +33,8 @@ describe('endpoint health: railhook (R-RH-DEFER)', () => {
     h.smtp.messages.filter((m) => m.text.includes(`Endpoint id: ${endpointId}\n`));
 
   it('R-RH-DEFER: the circuit breaker opens after the threshold of consecutive failed attempts, defers deliveries (circuit_open, no attempt spent), lets one probe through after the open period and closes on its success; never disabled, no email', async () => {
-    // The send activity judges the breaker by the worker's wall clock (deps.now), while
-    // openUntil is stamped in workflow time; every skipped second puts the server clock
-    // further ahead of the wall clock. So the threshold is reached before any time is
-    // skipped, and the open period is waited out in real time (about 60 s) below.
+    // The breaker is judged on workflow time (the send activity gets the attempt's
+    // scheduled time), so the open period passes with the skipped clock.
     const { endpointId } = await h.createEndpoint('railhook');
     const path = `/${endpointId}`;
     statuses.set(path, 500);
@@ -68,25 +66,23 @@ describe('endpoint health: railhook (R-RH-DEFER)', () => {
     // While open, a new delivery is deferred before its first attempt.
     const late = await h.publish(endpointId, 'railhook');
     await until(async () => (await h.delivery(late)).attempts.some((a) => a.kind === 'deferral'));
-    // The failed deliveries' second attempt is due 30-90 s later (1m × 0.5-1.5): all of
-    // them come up while the breaker is open and are deferred, spending nothing.
-    for (let t = 0; t < 90 * S; t += 10 * S) await h.advance(10 * S);
+    // The failed deliveries' second attempt is due 30-90 s later (1m × 0.5-1.5): those
+    // that come up while the breaker is open (the first 60 s) are deferred, spending nothing.
+    for (let t = 0; t < 50 * S; t += 10 * S) await h.advance(10 * S);
     for (const d of [...early, late]) {
       const s = await h.delivery(d);
       expect(['pending', 'processing']).toContain(s.status);
       const deferrals = s.attempts.filter((a) => a.kind === 'deferral');
-      expect(deferrals.length).toBeGreaterThan(0);
+      if (d === late) expect(deferrals.length).toBeGreaterThan(0);
       expect(deferrals.every((a) => a.code === 'circuit_open')).toBe(true);
       expect(s.attemptsInRound).toBe(d === late ? 0 : 1);
       expect(s.attempts.filter((a) => a.kind === 'attempt')).toHaveLength(d === late ? 0 : 1);
     }
     expect(h.requestsFor(endpointId)).toHaveLength(RH_CIRCUIT_THRESHOLD);
 
-    // The receiver is fixed; after the open period (by the worker's clock) one probe goes
-    // through, its success closes the breaker, and then everything deferred goes out.
+    // The receiver is fixed; after the open period one probe goes through, its success
+    // closes the breaker, and then everything deferred goes out.
     statuses.set(path, 200);
-    const waitMs = circuit.openUntil! - Date.now() + 500;
-    if (waitMs > 0) await new Promise((r) => setTimeout(r, waitMs));
     await h.advanceUntil(
       async () => (await h.view(endpointId)).health.circuit?.openUntil === undefined,
       2 * S,

@@ -1,77 +1,207 @@
-import type { Client } from '@temporalio/client';
-import { Hono } from 'hono';
-import { z } from 'zod';
+import { createRoute, z } from '@hono/zod-openapi';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { startDelivery } from '../../deliveries/start-delivery.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
-import { policyOverridesSchema, type PresetName } from '../../policy/policy.js';
+import { admitNewEvent } from '../../health/engine.js';
+import { DT_HOLD_LIMIT } from '../../health/index.js';
+import { matchesEventType } from '../../policy/event-filter.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
-import { PRESET_NAMES } from '../../policy/presets.js';
+import type { DeliveryInput } from '../../shared/delivery-types.js';
+import type { EventInput, EventRecord } from '../../shared/event-types.js';
 import { deliveryIdFor, newEventId } from '../../shared/ids.js';
-import { problem, readJson, validationProblem } from '../problem.js';
+import { DELIVERY_WORKFLOW, EVENT_WORKFLOW } from '../../shared/names.js';
+import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../../shared/search-attributes.js';
+import type { TenantEnv } from '../auth.js';
+import { lit, type Directory } from '../directory.js';
+import { fail } from '../problem.js';
+import { problemResponse, router } from '../openapi.js';
+import { publishSchema } from '../schemas.js';
 
-const MAX_BODY_BYTES = 256 * 1024;
+export const MAX_EVENT_BYTES = 256 * 1024;
 
-const targetSchema = z.strictObject({
-  url: z.string().min(1),
-  secrets: z.array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must look like whsec_<base64>')).min(1).max(2),
-  preset: z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]).optional(),
-  policy: policyOverridesSchema.optional(),
-});
+const recordSchema = z
+  .object({
+    eventId: z.string(),
+    type: z.string(),
+    occurredAt: z.string(),
+    deliveries: z.array(z.object({ id: z.string(), endpointId: z.string() })),
+    skipped: z.array(z.object({ endpointId: z.string(), reason: z.string() })),
+  })
+  .openapi('PublishedEvent');
 
-const publishSchema = z.strictObject({
-  id: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only').optional(),
-  type: z.string().min(1).max(128),
-  payload: z.json(),
-  // Until endpoints exist as resources, the publisher names the receivers directly.
-  targets: z.array(targetSchema).min(1).max(100),
-});
+export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
 
-export interface EventsRouterDeps {
-  client: Client;
-  config: Config;
-}
-
-export function eventsRouter({ client, config }: EventsRouterDeps) {
-  const app = new Hono();
+export function eventsRouter(deps: { client: Client; config: Config; directory: Directory }) {
+  const app = router<TenantEnv>();
+  const { client, config, directory } = deps;
   const resolvePolicy = createPolicyResolver(config);
 
-  app.post('/', async (c) => {
-    const length = Number(c.req.header('content-length') ?? 0);
-    if (length > MAX_BODY_BYTES)
-      return problem(c, 413, 'payload_too_large', `The event may be at most ${MAX_BODY_BYTES} bytes`);
-    const json = await readJson(c);
-    if (!json.ok) return json.response;
-    const parsed = publishSchema.safeParse(json.value);
-    if (!parsed.success) return validationProblem(c, parsed.error);
-    const req = parsed.data;
+  const heldCount = async (endpointId: string) => {
+    const r = await client.workflowService.countWorkflowExecutions({
+      namespace: client.options.namespace,
+      query: `WorkflowType = ${lit(DELIVERY_WORKFLOW)} AND HeraldEndpoint = ${lit(endpointId)} AND HeraldStatus = 'pending'`,
+    });
+    return Number(r.count ?? 0);
+  };
 
-    for (const [i, t] of req.targets.entries()) {
-      const u = checkEndpointUrl(t.url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
-      if (!u.ok) return problem(c, 400, u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
-    }
+  // The body limit is checked before JSON parsing, so a huge body costs nothing.
+  app.use('/', async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > MAX_EVENT_BYTES) fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
+    const text = await c.req.raw.clone().text();
+    if (Buffer.byteLength(text) > MAX_EVENT_BYTES)
+      fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
+    await next();
+  });
 
-    const tenantId = 'default';
-    const eventId = req.id ?? newEventId();
-    const occurredAt = new Date().toISOString();
-    const body = JSON.stringify({ type: req.type, timestamp: occurredAt, data: req.payload });
-    const deliveries = await Promise.all(
-      req.targets.map(async (t) => {
-        const deliveryId = deliveryIdFor(tenantId, eventId, t.url);
-        const result = await startDelivery(client, config.HERALD_TASK_QUEUE, {
-          deliveryId,
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      summary: "Publish an event to every matching endpoint of the tenant (202 with the delivery ids)",
+      request: {
+        headers: z.object({ 'idempotency-key': z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/).optional() }),
+        body: { content: { 'application/json': { schema: publishSchema } }, required: true },
+      },
+      responses: {
+        202: { description: 'Accepted: every delivery is durably started', content: { 'application/json': { schema: recordSchema } } },
+        400: problemResponse('Invalid event'),
+        413: problemResponse('Too large'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const body = c.req.valid('json');
+      // R-IDEMP: the event id, else the Idempotency-Key header, names the event.
+      const eventId = body.id ?? c.req.valid('header')['idempotency-key'] ?? newEventId();
+      const handle = client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId));
+
+      const occurredAt = new Date().toISOString();
+      const envelope = {
+        id: eventId,
+        type: body.type,
+        occurredAt,
+        body: JSON.stringify({ type: body.type, timestamp: occurredAt, data: body.payload }),
+      };
+      const deliveries: DeliveryInput[] = [];
+      const skipped: EventInput['skipped'] = [];
+      for (const ep of await directory.endpoints(tenantId)) {
+        if (!matchesEventType(ep.config.eventTypes, body.type)) continue;
+        const preset = ep.config.preset;
+        const admission =
+          preset === 'dongtien' && ep.health.status !== 'active'
+            ? admitNewEvent(preset, ep.health, await heldCount(ep.endpointId))
+            : admitNewEvent(preset, ep.health, 0);
+        if (admission === 'skip') {
+          skipped.push({ endpointId: ep.endpointId, reason: `endpoint_${ep.health.status}` });
+          continue;
+        }
+        deliveries.push({
+          deliveryId: deliveryIdFor(tenantId, eventId, ep.endpointId),
           tenantId,
-          endpointId: t.url,
-          event: { id: eventId, type: req.type, occurredAt, body },
+          endpointId: ep.endpointId,
+          event: envelope,
+          policy: resolvePolicy(preset, ep.config.policy),
+          createdAt: occurredAt,
+          ...(admission === 'dead_letter' ? { deadLetterOnArrival: `hold_overflow_over_${DT_HOLD_LIMIT}` } : {}),
+        });
+      }
+      for (const [i, t] of (body.targets ?? []).entries()) {
+        const u = checkEndpointUrl(t.url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
+        if (!u.ok) fail(400, u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
+        deliveries.push({
+          deliveryId: deliveryIdFor(tenantId, eventId, t.url),
+          tenantId,
+          endpointId: `target:${new URL(t.url).host}`,
+          event: envelope,
           target: { url: t.url, secrets: t.secrets },
           policy: resolvePolicy(t.preset ?? config.HERALD_DEFAULT_PRESET, t.policy),
           createdAt: occurredAt,
         });
-        return { id: result.deliveryId, url: t.url, created: result.created };
-      }),
-    );
-    return c.json({ eventId, deliveries }, 202);
-  });
+      }
+
+      const input: EventInput = { tenantId, event: envelope, deliveries, skipped };
+      try {
+        await client.workflow.start(EVENT_WORKFLOW, {
+          workflowId: handle.workflowId,
+          taskQueue: config.HERALD_TASK_QUEUE,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: SA_TENANT, value: tenantId },
+            { key: SA_EVENT_TYPE, value: body.type },
+            { key: SA_EVENT_ID, value: eventId },
+          ],
+        });
+      } catch (err) {
+        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+        // Same key, same answer: whatever the first request decided.
+        const first = await handle.result();
+        return c.json(publicRecord(first), 202);
+      }
+      return c.json(
+        publicRecord({
+          eventId,
+          type: body.type,
+          occurredAt,
+          body: envelope.body,
+          deliveries: deliveries.map((d) => ({ id: d.deliveryId, endpointId: d.endpointId })),
+          skipped,
+        }),
+        202,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      summary: "The tenant's events, newest first, delivered or not (read back what was missed)",
+      request: { query: z.object({ type: z.string().max(128).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }) },
+      responses: { 200: { description: 'Events', content: { 'application/json': { schema: z.object({ data: z.array(z.object({}).passthrough()) }) } } } },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const { type, limit } = c.req.valid('query');
+      let query = `WorkflowType = ${lit(EVENT_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)}`;
+      if (type) query += ` AND HeraldEventType = ${lit(type)}`;
+      const data: Array<Record<string, unknown>> = [];
+      for await (const wf of client.workflow.list({ query, pageSize: limit })) {
+        const eventId = wf.typedSearchAttributes.get(SA_EVENT_ID);
+        data.push({ eventId, type: wf.typedSearchAttributes.get(SA_EVENT_TYPE), createdAt: wf.startTime.toISOString() });
+        if (data.length >= limit) break;
+      }
+      return c.json({ data }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{eventId}',
+      summary: 'One event: type, time, body and its deliveries',
+      request: { params: z.object({ eventId: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/) }) },
+      responses: { 200: { description: 'The event', content: { 'application/json': { schema: z.object({}).passthrough() } } }, 404: problemResponse('No such event') },
+    }),
+    async (c) => {
+      const handle = client.workflow.getHandle<() => Promise<EventRecord>>(
+        eventWorkflowId(c.get('tenantId'), c.req.valid('param').eventId),
+      );
+      let rec: EventRecord;
+      try {
+        rec = await handle.result();
+      } catch {
+        fail(404, 'event_not_found', 'No such event');
+      }
+      return c.json({ ...publicRecord(rec), payload: (JSON.parse(rec.body) as { data: unknown }).data }, 200);
+    },
+  );
 
   return app;
+}
+
+function publicRecord(r: EventRecord) {
+  return { eventId: r.eventId, type: r.type, occurredAt: r.occurredAt, deliveries: r.deliveries, skipped: r.skipped };
 }

@@ -1,0 +1,205 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import { startEndpoint } from '../../endpoints/start-endpoint.js';
+import { isForbiddenAddress, parseCidrList, parseIp } from '../../policy/address.js';
+import { checkEndpointUrl } from '../../policy/url-check.js';
+import {
+  deleteEndpointUpdate,
+  pauseEndpointUpdate,
+  resumeEndpointUpdate,
+  rotateSecretUpdate,
+  sendTestUpdate,
+  updateEndpointUpdate,
+} from '../../shared/endpoint-messages.js';
+import type { EndpointView } from '../../shared/endpoint-types.js';
+import { generateSecret } from '../../signing/standard-webhooks.js';
+import type { TenantEnv } from '../auth.js';
+import type { Directory } from '../directory.js';
+import { newId } from '../keys.js';
+import { fail } from '../problem.js';
+import { problemResponse, router } from '../openapi.js';
+import { createEndpointSchema, endpointViewSchema, idParam, patchEndpointSchema } from '../schemas.js';
+
+const viewResponse = (description: string) => ({
+  description,
+  content: { 'application/json': { schema: endpointViewSchema } },
+});
+const params = idParam('ep');
+const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+
+export function endpointsRouter(deps: { client: Client; config: Config; directory: Directory }) {
+  const app = router<TenantEnv>();
+  const { client, config, directory } = deps;
+  const allow = parseCidrList(config.HERALD_ALLOW_ADDRESSES);
+
+  /** R-URL on create and update; Bird also refuses a private address literal when it is set. */
+  const checkUrl = (url: string, preset: string) => {
+    const r = checkEndpointUrl(url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
+    if (!r.ok) fail(400, r.code, 'The endpoint URL is not allowed', r.message, { path: 'url' });
+    const host = r.url.hostname.replace(/^\[|\]$/g, '');
+    if (preset === 'bird' && parseIp(host) && isForbiddenAddress(host, allow))
+      fail(400, 'private_address', 'The endpoint URL points at a private address', undefined, { path: 'url' });
+  };
+
+  const owned = async (tenantId: string, id: string): Promise<EndpointView> => {
+    const v = await directory.endpoint(tenantId, id);
+    // Another tenant's endpoint and a missing one look the same.
+    if (!v) fail(404, 'endpoint_not_found', 'No such endpoint');
+    return v;
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/',
+      summary: 'Create an endpoint; its signing secret is returned once',
+      request: { body: json(createEndpointSchema) },
+      responses: {
+        201: {
+          description: 'Created',
+          content: { 'application/json': { schema: z.object({ endpoint: endpointViewSchema, secret: z.string() }) } },
+        },
+        400: problemResponse('Invalid endpoint'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const body = c.req.valid('json');
+      const preset = body.preset ?? config.HERALD_DEFAULT_PRESET;
+      checkUrl(body.url, preset);
+      const endpointId = newId('ep');
+      const secret = generateSecret();
+      const now = Date.now();
+      const opSecret = body.operationalWebhook ? generateSecret() : undefined;
+      if (body.operationalWebhook) checkUrl(body.operationalWebhook.url, 'standard');
+      const handle = await startEndpoint(client, config.HERALD_TASK_QUEUE, {
+        endpointId,
+        tenantId,
+        config: {
+          url: body.url,
+          description: body.description,
+          eventTypes: body.eventTypes,
+          preset,
+          policy: body.policy,
+          createdBy: body.createdBy,
+          operationalWebhook: body.operationalWebhook ? { url: body.operationalWebhook.url, secrets: [opSecret!] } : undefined,
+        },
+        secrets: [{ secret, createdAt: now }],
+        createdAt: now,
+      });
+      directory.forgetEndpoints(tenantId);
+      const endpoint = await owned(tenantId, handle.workflowId);
+      return c.json({ endpoint, secret, ...(opSecret ? { operationalWebhookSecret: opSecret } : {}) }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      summary: "List the tenant's endpoints, newest first",
+      responses: { 200: { description: 'Endpoints', content: { 'application/json': { schema: z.object({ data: z.array(endpointViewSchema) }) } } } },
+    }),
+    async (c) => c.json({ data: await directory.endpoints(c.get('tenantId'), true) }, 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      summary: 'One endpoint with its health and banner',
+      request: { params },
+      responses: { 200: viewResponse('The endpoint'), 404: problemResponse('No such endpoint') },
+    }),
+    async (c) => c.json(await owned(c.get('tenantId'), c.req.valid('param').id), 200),
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'patch',
+      path: '/{id}',
+      summary: 'Change URL, description, event types, policy or operational webhook',
+      request: { params, body: json(patchEndpointSchema) },
+      responses: { 200: viewResponse('Updated'), 400: problemResponse('Invalid change'), 404: problemResponse('No such endpoint') },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const { id } = c.req.valid('param');
+      const current = await owned(tenantId, id);
+      const patch = c.req.valid('json');
+      if (patch.url !== undefined) checkUrl(patch.url, current.config.preset);
+      const { operationalWebhook, ...rest } = patch;
+      const view = await client.workflow.getHandle(id).executeUpdate(updateEndpointUpdate, {
+        args: [
+          {
+            ...rest,
+            ...(operationalWebhook === null
+              ? { operationalWebhook: null }
+              : operationalWebhook
+                ? { operationalWebhook: { url: operationalWebhook.url, secrets: current.config.operationalWebhook?.secrets ?? [generateSecret()] } }
+                : {}),
+          },
+        ],
+      });
+      directory.forgetEndpoints(tenantId);
+      return c.json(view, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/{id}',
+      summary: 'Delete the endpoint; its pending deliveries end dead',
+      request: { params },
+      responses: { 204: { description: 'Deleted' }, 404: problemResponse('No such endpoint') },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const { id } = c.req.valid('param');
+      await owned(tenantId, id);
+      await client.workflow.getHandle(id).executeUpdate(deleteEndpointUpdate);
+      directory.forgetEndpoints(tenantId);
+      return c.body(null, 204);
+    },
+  );
+
+  const action = (path: string, summary: string, run: (id: string) => Promise<unknown>) =>
+    app.openapi(
+      createRoute({
+        method: 'post',
+        path: `/{id}/${path}`,
+        summary,
+        request: { params },
+        responses: { 200: { description: 'Done', content: { 'application/json': { schema: z.object({}).passthrough() } } }, 404: problemResponse('No such endpoint') },
+      }),
+      async (c) => {
+        const tenantId = c.get('tenantId');
+        const { id } = c.req.valid('param');
+        await owned(tenantId, id);
+        const result = (await run(id)) as Record<string, unknown>;
+        directory.forgetEndpoints(tenantId);
+        return c.json(result, 200);
+      },
+    );
+
+  action('pause', 'Pause (R-SMENGO-PAUSE; Bird: writable status paused)', (id) =>
+    client.workflow.getHandle(id).executeUpdate(pauseEndpointUpdate),
+  );
+  action('resume', 'Resume or re-enable (Smengo: send a test, see 2xx, enable)', (id) =>
+    client.workflow.getHandle(id).executeUpdate(resumeEndpointUpdate),
+  );
+  action('test', 'Send a test delivery now, whatever the endpoint state', (id) =>
+    client.workflow.getHandle(id).executeUpdate(sendTestUpdate),
+  );
+  action('rotate-secret', 'New signing secret; the old one keeps signing for graceSeconds (default 24 h)', async (id) => {
+    const secret = generateSecret();
+    const endpoint = await client.workflow
+      .getHandle(id)
+      .executeUpdate(rotateSecretUpdate, { args: [{ secret, graceSeconds: 24 * 3600 }] });
+    return { endpoint, secret };
+  });
+
+  return app;
+}

@@ -1,0 +1,78 @@
+import { z } from '@hono/zod-openapi';
+import { PRESET_NAMES, policyOverridesSchema, type PresetName } from '../policy/policy.js';
+
+export const presetSchema = z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]);
+
+export const eventTypeSchema = z
+  .string()
+  .min(1)
+  .max(128)
+  .regex(/^[A-Za-z0-9_.:-]+(\.\*)?$|^\*$/, 'letters, digits and _ . : - (a trailing .* matches a prefix)');
+
+export const operationalWebhookSchema = z.strictObject({
+  url: z.string().min(1).max(2048),
+});
+
+export const createEndpointSchema = z
+  .strictObject({
+    url: z.string().min(1).max(4096),
+    description: z.string().max(500).optional(),
+    eventTypes: z.array(eventTypeSchema).max(100).optional(),
+    preset: presetSchema.optional(),
+    policy: policyOverridesSchema.optional(),
+    createdBy: z.email().optional(),
+    operationalWebhook: operationalWebhookSchema.optional(),
+  })
+  .openapi('CreateEndpoint');
+
+export const patchEndpointSchema = z
+  .strictObject({
+    url: z.string().min(1).max(4096).optional(),
+    description: z.string().max(500).optional(),
+    eventTypes: z.array(eventTypeSchema).max(100).optional(),
+    policy: policyOverridesSchema.optional(),
+    operationalWebhook: operationalWebhookSchema.nullable().optional(),
+  })
+  .openapi('PatchEndpoint');
+
+export const endpointViewSchema = z
+  .object({
+    endpointId: z.string(),
+    tenantId: z.string(),
+    config: z.object({}).passthrough(),
+    health: z.object({ status: z.string() }).passthrough(),
+    banner: z.object({ reason: z.string(), text: z.string().optional() }).passthrough().optional(),
+    lastTest: z.object({}).passthrough().optional(),
+    secretCount: z.number(),
+    createdAt: z.number(),
+    deleted: z.boolean(),
+  })
+  .openapi('Endpoint');
+
+export const publishSchema = z
+  .strictObject({
+    id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
+      .optional(),
+    type: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+    payload: z.json(),
+    /** One-off receivers outside the tenant's endpoints (development, self-managed fan-out). */
+    targets: z
+      .array(
+        z.strictObject({
+          url: z.string().min(1),
+          secrets: z.array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must look like whsec_<base64>')).min(1).max(2),
+          preset: presetSchema.optional(),
+          policy: policyOverridesSchema.optional(),
+        }),
+      )
+      .max(100)
+      .optional(),
+  })
+  .openapi('PublishEvent');
+
+export const idParam = (prefix: string) =>
+  z.object({ id: z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `an id starting with ${prefix}_`) });

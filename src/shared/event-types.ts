@@ -1,0 +1,21 @@
+import type { DeliveryInput, EventEnvelope } from './delivery-types.js';
+
+export interface EventInput {
+  tenantId: string;
+  event: EventEnvelope;
+  /** Deliveries to start, decided by the API from the tenant's endpoints at publish time. */
+  deliveries: DeliveryInput[];
+  /** Endpoints that matched but take no new events now (paused, disabled), and why. */
+  skipped: Array<{ endpointId: string; reason: string }>;
+}
+
+/** What `POST /v1/events` answers, and answers again for the same event id (R-IDEMP). */
+export interface EventRecord {
+  eventId: string;
+  type: string;
+  occurredAt: string;
+  /** The exact JSON sent to receivers. */
+  body: string;
+  deliveries: Array<{ id: string; endpointId: string }>;
+  skipped: Array<{ endpointId: string; reason: string }>;
+}
