@@ -30,6 +30,9 @@ export const configSchema = z.object({
   HERALD_DEFAULT_PRESET: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']).default('standard'),
   // base64 32-byte AES keys for the payload codec, current first; older ones only decrypt.
   HERALD_CODEC_KEYS: csv.default([]),
+  // Serve /codec for the Temporal Web UI (decrypts payloads for whoever can reach it).
+  HERALD_CODEC_ENDPOINT: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  HERALD_CODEC_CORS_ORIGINS: csv.default(['http://127.0.0.1:8233', 'http://localhost:8233']),
   // SMTP for health notices (R-SMENGO-HEALTH); without a host, notices go by webhook only.
   HERALD_SMTP_HOST: z.string().min(1).optional(),
   HERALD_SMTP_PORT: port.default(587),
@@ -66,6 +69,7 @@ export function withDevDefaults(env: Record<string, string | undefined>): Record
   return {
     HERALD_ALLOW_ADDRESSES: '127.0.0.1/32,::1/128',
     HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1,localhost,[::1]',
+    HERALD_CODEC_ENDPOINT: 'true',
     ...env,
   };
 }

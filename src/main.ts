@@ -28,6 +28,9 @@ async function main() {
       dbFile,
       port: config.HERALD_TEMPORAL_PORT,
       uiPort: config.HERALD_TEMPORAL_UI_PORT,
+      uiCodecEndpoint: config.HERALD_CODEC_ENDPOINT
+        ? `http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}/codec`
+        : undefined,
       namespace: config.TEMPORAL_NAMESPACE,
     });
     address = devServer.address;

@@ -8,6 +8,8 @@ import { ProblemError, problem } from './problem.js';
 import { adminRouter } from './routes/admin.js';
 import { endpointsRouter } from './routes/endpoints.js';
 import { eventsRouter } from './routes/events.js';
+import { codecRouter } from './routes/codec.js';
+import { dataConverterFor } from '../temporal/data-converter.js';
 
 export interface AppDeps {
   client: Client;
@@ -27,6 +29,8 @@ export function createApp(deps: AppDeps) {
   const app = new OpenAPIHono();
 
   app.get('/healthz', (c) => c.json({ ok: true }));
+  const codec = dataConverterFor(deps.config)?.payloadCodecs?.[0];
+  if (codec && deps.config.HERALD_CODEC_ENDPOINT) app.route('/codec', codecRouter(codec, deps.config.HERALD_CODEC_CORS_ORIGINS));
   app.route('/v1/admin', adminRouter(routerDeps));
 
   const tenant = new OpenAPIHono<TenantEnv>();

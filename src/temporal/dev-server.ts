@@ -14,6 +14,8 @@ export interface DevServerOptions {
   uiPort?: number;
   namespace: string;
   logLevel?: string;
+  /** Where the Web UI asks to decode payloads (Herald's /codec). */
+  uiCodecEndpoint?: string;
   /** Echo the server's own output (the CLI is chatty at info level). */
   inheritOutput?: boolean;
 }
@@ -57,6 +59,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     args.push('--db-filename', opts.dbFile);
   }
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  if (opts.uiPort && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   else args.push('--headless');
 
   const child = spawn(opts.cliPath, args, {

@@ -1,0 +1,64 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { DT_HOLD_LIMIT } from '../../src/health/index.js';
+import { endpointViewQuery } from '../../src/shared/endpoint-messages.js';
+import { deliveryStateQuery } from '../../src/shared/messages.js';
+import { newTenant, type TenantSession } from '../helpers/api.js';
+import { countDeliveries, publishBound } from '../helpers/bound-deliveries.js';
+import { startDevWorker } from '../helpers/dev-worker.js';
+import { Receiver } from '../helpers/receiver.js';
+
+describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
+  let w: Awaited<ReturnType<typeof startDevWorker>>;
+  let tenant: TenantSession;
+  const receiver = new Receiver((_r, _i, res) => res.writeHead(503).end());
+  let base: string;
+
+  beforeAll(async () => {
+    [w, base] = await Promise.all([startDevWorker(), receiver.start()]);
+    tenant = await newTenant(createApp({ client: w.client, config: w.config }));
+  });
+  afterAll(async () => {
+    await w?.stop();
+    await receiver.stop();
+  });
+
+  it(`R-DT-HEALTH: past ${DT_HOLD_LIMIT.toLocaleString('en')} held events, the next one goes straight to the dead letters`, async () => {
+    const created = await tenant.call('POST', '/v1/endpoints', {
+      url: `${base}/cap`,
+      preset: 'dongtien',
+      policy: { maxAttempts: 1 },
+    });
+    expect(created.status).toBe(201);
+    const { endpoint } = (await created.json()) as { endpoint: { endpointId: string } };
+    const handle = w.client.workflow.getHandle(endpoint.endpointId);
+
+    // Five failures in a row suspend it.
+    for (let i = 0; i < 5; i++) {
+      const r = await tenant.call('POST', '/v1/events', { type: 'cap.test', payload: { i } });
+      expect(r.status).toBe(202);
+    }
+    await expect.poll(async () => (await handle.query(endpointViewQuery)).health.status, { timeout: 30_000 }).toBe('suspended');
+
+    // Fill the hold to the limit (straight through Temporal, as a backend service may).
+    await publishBound(w.client, w.config.HERALD_TASK_QUEUE, endpoint.endpointId, 'dongtien', DT_HOLD_LIMIT, {
+      concurrency: 48,
+      tag: 'h',
+    });
+    await expect
+      .poll(() => countDeliveries(w.client, endpoint.endpointId, 'pending'), { timeout: 600_000, interval: 2000 })
+      .toBeGreaterThanOrEqual(DT_HOLD_LIMIT);
+
+    const over = await tenant.call('POST', '/v1/events', { type: 'cap.test', payload: { over: true } });
+    expect(over.status).toBe(202);
+    const { deliveries } = (await over.json()) as { deliveries: Array<{ id: string }> };
+    const dh = w.client.workflow.getHandle(deliveries[0]!.id);
+    await expect.poll(async () => (await dh.query(deliveryStateQuery)).status, { timeout: 30_000 }).toBe('exhausted');
+    const s = await dh.query(deliveryStateQuery);
+    expect(s.lastCode).toMatch(/^hold_overflow/);
+    expect(s.attempts.filter((a) => a.kind === 'attempt')).toHaveLength(0);
+    // Nothing held was sent, and the overflow did not disable the endpoint (SPEC §5).
+    expect(receiver.requests).toHaveLength(5);
+    expect((await handle.query(endpointViewQuery)).health.status).toBe('suspended');
+  }, 900_000);
+});
