@@ -8,7 +8,8 @@ import { startApi } from './api/server.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { connectClient } from './temporal/connect.js';
-import { dataConverterFor, ensureLocalCodecKey } from './temporal/data-converter.js';
+import { dataConverterFor, ensureLocalCodecKey, ensureLocalSecret } from './temporal/data-converter.js';
+import { randomBytes } from 'node:crypto';
 import { createHeraldWorker } from './worker.js';
 
 const log = (msg: string) => console.log(`[herald] ${msg}`);
@@ -16,7 +17,11 @@ const log = (msg: string) => console.log(`[herald] ${msg}`);
 async function main() {
   const env = withDevDefaults(process.env);
   const dataDir = env.HERALD_DATA_DIR ?? '.data';
-  if (!env.HERALD_CODEC_KEYS && !env.TEMPORAL_ADDRESS) env.HERALD_CODEC_KEYS = ensureLocalCodecKey(join(dataDir, 'codec.key'));
+  const embedded = !env.TEMPORAL_ADDRESS;
+  if (!env.HERALD_CODEC_KEYS && embedded) env.HERALD_CODEC_KEYS = ensureLocalCodecKey(join(dataDir, 'codec.key'));
+  const operatorKeyFile = join(dataDir, 'operator.key');
+  if (!env.HERALD_OPERATOR_KEY && embedded)
+    env.HERALD_OPERATOR_KEY = ensureLocalSecret(operatorKeyFile, () => randomBytes(24).toString('hex'));
   const config = loadConfig(env);
   Runtime.install({ logger: new DefaultLogger(config.HERALD_LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
   let devServer: DevServer | undefined;
@@ -48,7 +53,9 @@ async function main() {
   const workerConnection = await NativeConnection.connect({ address });
   const { worker, close: closeActivities } = await createHeraldWorker({ connection: workerConnection, config, client });
   const api = startApi(client, config);
-  log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
+  log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);
+  if (embedded && !process.env.HERALD_OPERATOR_KEY)
+    log(`operator key for /v1/admin: export HERALD_OPERATOR_KEY=$(cat ${resolve(operatorKeyFile)})`);
   log(`worker polling task queue "${config.HERALD_TASK_QUEUE}"`);
 
   let stopping = false;

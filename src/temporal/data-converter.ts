@@ -15,9 +15,14 @@ export function dataConverterFor(config: Config): DataConverter | undefined {
  * it beside the SQLite file, since the two are useless without each other.
  */
 export function ensureLocalCodecKey(file: string): string {
+  return ensureLocalSecret(file, generateCodecKey);
+}
+
+/** A secret made once and kept in a file only its owner can read. */
+export function ensureLocalSecret(file: string, make: () => string): string {
   if (existsSync(file)) return readFileSync(file, 'utf8').trim();
   mkdirSync(dirname(file), { recursive: true });
-  const key = generateCodecKey();
-  writeFileSync(file, `${key}\n`, { mode: 0o600 });
-  return key;
+  const value = make();
+  writeFileSync(file, `${value}\n`, { mode: 0o600 });
+  return value;
 }
