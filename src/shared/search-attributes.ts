@@ -1,4 +1,5 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributePair } from '@temporalio/common';
+import type { DeliveryInput } from './delivery-types.js';
 
 // Herald's custom search attributes: Temporal visibility is Herald's index, so every
 // list the API offers is a query over these keys. Operators use the same names in the Web UI.
@@ -14,4 +15,16 @@ export const HERALD_SEARCH_ATTRIBUTES = [SA_TENANT, SA_ENDPOINT, SA_EVENT_TYPE, 
 /** `name=Keyword` pairs as the Temporal CLI's `--search-attribute` flag takes them. */
 export function searchAttributeCliArgs(): string[] {
   return HERALD_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]);
+}
+
+/** A new delivery's index entry: every list and filter of deliveries reads these. */
+export function deliverySearchAttributes(d: DeliveryInput): SearchAttributePair[] {
+  return [
+    { key: SA_TENANT, value: d.tenantId },
+    { key: SA_ENDPOINT, value: d.endpointId },
+    { key: SA_EVENT_TYPE, value: d.event.type },
+    { key: SA_EVENT_ID, value: d.event.id },
+    { key: SA_PRESET, value: d.policy.preset },
+    { key: SA_STATUS, value: d.deadLetterOnArrival ? 'exhausted' : 'pending' },
+  ];
 }

@@ -1,14 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { startChild } from '@temporalio/workflow';
 import type { EventInput, EventRecord } from '../shared/event-types.js';
-import {
-  SA_ENDPOINT,
-  SA_EVENT_ID,
-  SA_EVENT_TYPE,
-  SA_PRESET,
-  SA_STATUS,
-  SA_TENANT,
-} from '../shared/search-attributes.js';
+import { deliverySearchAttributes } from '../shared/search-attributes.js';
 import { deliveryWorkflow } from './delivery.js';
 
 /**
@@ -26,14 +19,7 @@ export async function eventWorkflow(input: EventInput): Promise<EventRecord> {
           // Deliveries outlive the event's own record and must not be cancelled with it.
           parentClosePolicy: 'ABANDON',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: SA_TENANT, value: d.tenantId },
-            { key: SA_ENDPOINT, value: d.endpointId },
-            { key: SA_EVENT_TYPE, value: d.event.type },
-            { key: SA_EVENT_ID, value: d.event.id },
-            { key: SA_PRESET, value: d.policy.preset },
-            { key: SA_STATUS, value: 'pending' },
-          ],
+          typedSearchAttributes: deliverySearchAttributes(d),
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
