@@ -19,7 +19,7 @@ export interface TenantCarried {
   apiKeys: ApiKeyRecord[];
   billingEmail?: string;
   name: string;
-  replayDay?: { day: string; used: number };
+  replayDay?: { day: number; used: number };
   replayMinute?: { minute: number; used: number };
 }
 
