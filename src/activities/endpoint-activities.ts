@@ -23,7 +23,7 @@ const SIGNAL_CONCURRENCY = 32;
 /** Visibility query for an endpoint's deliveries still waiting to be sent. */
 export function pendingDeliveriesQuery(endpointId: string): string {
   const id = endpointId.replace(/[^A-Za-z0-9_.:-]/g, '');
-  return `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldEndpoint = '${id}' AND HeraldStatus = 'pending' AND ExecutionStatus = 'Running'`;
+  return `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldEndpoint = '${id}' AND HeraldStatus IN ('pending', 'processing') AND ExecutionStatus = 'Running'`;
 }
 
 function isUnimplemented(err: unknown): boolean {

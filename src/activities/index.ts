@@ -5,6 +5,7 @@ import { claimProbeUpdate } from '../shared/endpoint-messages.js';
 import { EndpointSnapshotCache } from './endpoint-cache.js';
 import { createEndpointActivities } from './endpoint-activities.js';
 import { createHttpSender, type HttpSenderDeps } from './http-sender.js';
+import { createReplayActivities } from './replay-activities.js';
 import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-activities.js';
 import type { Notifier } from '../notify/notifier.js';
 
@@ -70,6 +71,7 @@ export function createActivities(deps: ActivityDeps) {
     sendAttempt,
     ...createEndpointActivities({ ...deps, send, cache, billingEmail }),
     ...createTenantActivities(deps),
+    ...createReplayActivities(deps),
   };
 }
 

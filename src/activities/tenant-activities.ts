@@ -46,7 +46,7 @@ export function createTenantActivities(deps: { client?: Client }) {
     async wakeTenantDeliveries(args: { tenantId: string }): Promise<number> {
       if (!deps.client) throw new Error('tenant activities need a Temporal client in the worker');
       const id = args.tenantId.replace(/[^A-Za-z0-9_.:-]/g, '');
-      const query = `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldTenant = '${id}' AND HeraldStatus = 'pending' AND ExecutionStatus = 'Running'`;
+      const query = `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldTenant = '${id}' AND HeraldStatus IN ('pending', 'processing') AND ExecutionStatus = 'Running'`;
       let n = 0;
       try {
         for await (const wf of deps.client.workflow.list({ query })) {

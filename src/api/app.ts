@@ -6,8 +6,11 @@ import { tenantAuth, type TenantEnv } from './auth.js';
 import { Directory } from './directory.js';
 import { ProblemError, problem } from './problem.js';
 import { adminRouter } from './routes/admin.js';
+import { deadLettersRouter } from './routes/dead-letters.js';
+import { deliveriesRouter } from './routes/deliveries.js';
 import { endpointsRouter } from './routes/endpoints.js';
 import { eventsRouter } from './routes/events.js';
+import { replayRouter } from './routes/replay.js';
 import { codecRouter } from './routes/codec.js';
 import { dataConverterFor } from '../temporal/data-converter.js';
 
@@ -37,6 +40,9 @@ export function createApp(deps: AppDeps) {
   tenant.use('*', tenantAuth(directory));
   tenant.route('/endpoints', endpointsRouter(routerDeps));
   tenant.route('/events', eventsRouter(routerDeps));
+  tenant.route('/deliveries', deliveriesRouter(routerDeps));
+  tenant.route('/dead-letters', deadLettersRouter(routerDeps));
+  tenant.route('/replay', replayRouter(routerDeps));
   app.route('/v1', tenant);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });

@@ -58,7 +58,12 @@ export const publishSchema = z
       .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
       .optional(),
     type: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
-    payload: z.json(),
+    // Any JSON value. Not z.json(): its recursive type overflows OpenAPI generation, and a
+    // body that parsed as JSON can only hold JSON anyway.
+    payload: z
+      .unknown()
+      .refine((v) => v !== undefined, 'Required')
+      .openapi({ description: 'Any JSON value: object, array, string, number, boolean or null' }),
     /** One-off receivers outside the tenant's endpoints (development, self-managed fan-out). */
     targets: z
       .array(

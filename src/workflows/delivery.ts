@@ -126,10 +126,14 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     },
   );
 
-  const publishStatus = (status: DeliveryStatus) => {
+  let indexed: DeliveryStatus = input.deadLetterOnArrival ? 'exhausted' : 'pending';
+  const setIndexedStatus = (status: DeliveryStatus) => {
     state.status = status;
+    if (indexed === status) return;
+    indexed = status;
     upsertSearchAttributes([{ key: SA_STATUS, value: status }]);
   };
+  const publishStatus = setIndexedStatus;
 
   /** Applied inside the update, so its reply already shows the reopened delivery. */
   const applyCommand = (cmd: Command) => {
@@ -187,7 +191,9 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       }
 
       const attempt = state.attemptsInRound + 1;
-      state.status = 'processing';
+      // R-STATUS in the index too: the upsert rides on the same workflow task as the
+      // attempt it announces, so it costs an event, not a round trip.
+      setIndexedStatus('processing');
       state.nextAttemptAt = undefined;
       const startedAt = Date.now();
       let result: SendResult;
@@ -223,7 +229,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
           latencyMs: 0,
           code: lease ? 'lease_expired' : 'worker_error',
         });
-        state.status = 'pending';
+        setIndexedStatus('pending');
         // A crash is repeated at once; a bug in the activity gets a pause so it cannot spin.
         if (!lease) await sleep('5s');
         continue;
@@ -243,7 +249,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       if (result.deferral) {
         // A deferral spends no attempt and does not advance the schedule (SPEC §1).
         record({ kind: 'deferral', attempt, ...times, code: result.deferral.code });
-        state.status = 'pending';
+        setIndexedStatus('pending');
         let waitMs = result.deferral.retryInMs;
         if (deadline !== undefined) waitMs = Math.min(waitMs, deadline - Date.now());
         state.nextAttemptAt = iso(Date.now() + Math.max(0, waitMs));
@@ -314,7 +320,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         retryAfterMs,
       });
       if (deadline !== undefined) waitMs = Math.min(waitMs, deadline - Date.now());
-      state.status = 'pending';
+      setIndexedStatus('pending');
       state.nextAttemptAt = iso(Date.now() + Math.max(0, waitMs));
       await waitOrInterrupt(waitMs);
       // A wake only ends deferrals early; a scheduled retry keeps its time unless the

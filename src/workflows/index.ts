@@ -3,3 +3,4 @@ export { deliveryWorkflow } from './delivery.js';
 export { endpointWorkflow } from './endpoint.js';
 export { tenantWorkflow } from './tenant.js';
 export { eventWorkflow } from './event.js';
+export { replayWindowWorkflow } from './replay-window.js';

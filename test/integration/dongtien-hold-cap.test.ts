@@ -53,7 +53,11 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
     expect(over.status).toBe(202);
     const { deliveries } = (await over.json()) as { deliveries: Array<{ id: string }> };
     const dh = w.client.workflow.getHandle(deliveries[0]!.id);
-    await expect.poll(async () => (await dh.query(deliveryStateQuery)).status, { timeout: 30_000 }).toBe('exhausted');
+    // The worker may still be working through the ten thousand held deliveries' first
+    // tasks, so the event's fan-out can take a while to start this one.
+    await expect
+      .poll(async () => (await dh.query(deliveryStateQuery)).status, { timeout: 300_000, interval: 1000 })
+      .toBe('exhausted');
     const s = await dh.query(deliveryStateQuery);
     expect(s.lastCode).toMatch(/^hold_overflow/);
     expect(s.attempts.filter((a) => a.kind === 'attempt')).toHaveLength(0);

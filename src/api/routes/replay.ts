@@ -1,0 +1,366 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { WorkflowNotFoundError } from '@temporalio/client';
+import type { Context } from 'hono';
+import type { ReplayWindowInput } from '../../activities/replay-activities.js';
+import type { DeliveryState } from '../../shared/delivery-types.js';
+import type { EndpointView } from '../../shared/endpoint-types.js';
+import { DELIVERY_IN_PROGRESS, replayDeliveryUpdate } from '../../shared/messages.js';
+import { REPLAY_WINDOW_WORKFLOW } from '../../shared/names.js';
+import { SA_ENDPOINT, SA_TENANT } from '../../shared/search-attributes.js';
+import { admitReplayUpdate } from '../../shared/tenant-messages.js';
+import type { ReplayKind } from '../../shared/tenant-types.js';
+import type { TenantEnv } from '../auth.js';
+import { lit, type Directory } from '../directory.js';
+import { newId } from '../keys.js';
+import { ProblemError, fail } from '../problem.js';
+import { problemResponse, router } from '../openapi.js';
+import {
+  attemptCount,
+  deliveriesQuery,
+  deliveryParams,
+  deliverySchema,
+  deliveryState,
+  endpointIdSchema,
+  lastError,
+  listAll,
+  mapLimit,
+  ownedDelivery,
+  presentState,
+  statusIn,
+  updateFailureType,
+  type DeliveryRef,
+  type RouterDeps,
+} from './deliveries.js';
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+/** R-DT-REPLAY: events older than this cannot be replayed. */
+export const REPLAY_MAX_AGE_MS = 90 * DAY_MS;
+/** R-BIRD-REPLAY: a window reaches back at most 3 days; the default window is the last 24 h. */
+export const WINDOW_MAX_LOOKBACK_MS = 3 * DAY_MS;
+export const WINDOW_DEFAULT_MS = DAY_MS;
+/** Deliveries one preview (or bulk replay) looks at, per status group. */
+export const PREVIEW_SCAN_LIMIT = 1000;
+
+/** Endpoint states that refuse a replay until the tenant acts: re-enable (or resume) first. */
+const BLOCKING = new Set(['suspended', 'disabled', 'paused']);
+
+type Grouped = {
+  ref: DeliveryRef;
+  state: DeliveryState;
+  reason?: string;
+};
+
+const previewItem = (g: Grouped) => ({
+  id: g.ref.id,
+  endpointId: g.ref.endpointId,
+  eventType: g.ref.eventType,
+  eventId: g.ref.eventId,
+  status: g.state.status,
+  createdAt: g.ref.createdAt,
+  attemptCount: attemptCount(g.state),
+  lastError: lastError(g.state) ?? null,
+  ...(g.state.nextAttemptAt ? { nextAttemptAt: g.state.nextAttemptAt } : {}),
+  ...(g.reason ? { reason: g.reason } : {}),
+});
+
+const itemSchema = z
+  .object({
+    id: z.string(),
+    endpointId: z.string(),
+    eventType: z.string(),
+    eventId: z.string(),
+    status: z.string(),
+    createdAt: z.string(),
+    attemptCount: z.number(),
+    lastError: z.string().nullable(),
+    nextAttemptAt: z.string().optional(),
+    reason: z.string().optional(),
+  })
+  .openapi('ReplayCandidate');
+
+const previewSchema = z
+  .object({
+    blocked: z.array(itemSchema),
+    waiting: z.array(itemSchema),
+    ready: z.array(itemSchema),
+    counts: z.object({ blocked: z.number(), waiting: z.number(), ready: z.number() }),
+    truncated: z.boolean(),
+  })
+  .openapi('ReplayPreview');
+
+const bulkResultSchema = z
+  .object({
+    replayed: z.array(z.string()),
+    blocked: z.array(z.string()),
+    waiting: z.array(z.string()),
+    failed: z.array(z.object({ id: z.string(), code: z.string() })),
+  })
+  .openapi('BulkReplayResult');
+
+const isoDate = z.iso.datetime({ offset: true });
+const windowSchema = z
+  .strictObject({ endpointId: endpointIdSchema, since: isoDate.optional(), until: isoDate.optional() })
+  .openapi('WindowReplay');
+
+const scopeQuery = z.object({ endpointId: endpointIdSchema.optional() });
+
+/** R-DT-REPLAY (one delivery, bulk "replay failures", preview) and R-BIRD-REPLAY (window). */
+export function replayRouter(deps: RouterDeps & { directory: Directory }) {
+  const app = router<TenantEnv>();
+  const { client, config, directory } = deps;
+
+  /**
+   * Every replay request is counted by the tenant workflow first: 30 per minute
+   * (R-DT-REPLAY), and window replays 20 per UTC day (R-BIRD-REPLAY).
+   */
+  const admit = async (c: Context<TenantEnv>, kind: ReplayKind) => {
+    const r = await client.workflow
+      .getHandle(c.get('tenantId'))
+      .executeUpdate(admitReplayUpdate, { args: [{ kind }] });
+    if (r.allowed) return;
+    c.header('Retry-After', String(r.retryAfterSeconds));
+    if (r.code === 'WebhookReplayQuotaExceeded')
+      fail(
+        429,
+        r.code,
+        'Daily replay quota exceeded',
+        'A tenant may request 20 window replays per UTC day.',
+        {
+          retryAfterSeconds: r.retryAfterSeconds,
+        },
+      );
+    fail(429, r.code, 'Too many replay requests', 'A tenant may send 30 replay requests per minute.', {
+      retryAfterSeconds: r.retryAfterSeconds,
+    });
+  };
+
+  /** Opens a new round (up to the policy's attempts, same schedule) on a finished delivery. */
+  const replayOne = async (ref: DeliveryRef) => {
+    const expired = () =>
+      ref.preset === 'smengo'
+        ? fail(
+            409,
+            'not_replayable',
+            'This endpoint offers no replay',
+            'Read the event back through the events API.',
+          )
+        : fail(
+            410,
+            'replay_window_expired',
+            'This delivery can no longer be replayed',
+            'Its replay window has closed.',
+          );
+    if (!ref.open || Date.now() - ref.startMs > REPLAY_MAX_AGE_MS) expired();
+    try {
+      return await client.workflow
+        .getHandle(ref.id)
+        .executeUpdate(replayDeliveryUpdate, { args: [{ mode: 'round' }] });
+    } catch (err) {
+      if (updateFailureType(err) === DELIVERY_IN_PROGRESS)
+        fail(
+          409,
+          'delivery_in_progress',
+          'The delivery is pending or in flight',
+          'Replay it once it has finished.',
+        );
+      if (err instanceof WorkflowNotFoundError) expired();
+      throw err;
+    }
+  };
+
+  /** Failed deliveries grouped as R-DT-REPLAY shows them before a bulk replay. */
+  const group = async (tenantId: string, endpointId?: string) => {
+    const scope = endpointId && `HeraldEndpoint = ${lit(endpointId)}`;
+    const running = `ExecutionStatus = 'Running'`;
+    const [failedRefs, pendingRefs] = await Promise.all([
+      listAll(
+        client,
+        deliveriesQuery(tenantId, statusIn(['exhausted', 'failed']), running, scope),
+        PREVIEW_SCAN_LIMIT,
+      ),
+      listAll(
+        client,
+        deliveriesQuery(tenantId, `HeraldStatus = 'pending'`, running, scope),
+        PREVIEW_SCAN_LIMIT,
+      ),
+    ]);
+    const endpoints = new Map<string, Promise<EndpointView | undefined>>();
+    const endpoint = (id: string) => {
+      if (!endpoints.has(id)) endpoints.set(id, directory.endpoint(tenantId, id));
+      return endpoints.get(id)!;
+    };
+    const blocked: Grouped[] = [];
+    const waiting: Grouped[] = [];
+    const ready: Grouped[] = [];
+    await mapLimit([...failedRefs, ...pendingRefs], 16, async (ref) => {
+      const state = await deliveryState(client, ref.id);
+      if (!state) return;
+      const finished = state.status === 'exhausted' || state.status === 'failed';
+      // An automatic retry is still scheduled after at least one failed attempt.
+      const retrying =
+        state.status === 'pending' &&
+        state.nextAttemptAt !== undefined &&
+        state.attempts.some((a) => a.kind === 'attempt' && a.code !== undefined);
+      if (!finished && !retrying) return;
+      // One-off targets have no endpoint to be blocked by.
+      if (!ref.endpointId.startsWith('target:')) {
+        const view = await endpoint(ref.endpointId);
+        const status = view?.health.status;
+        if (!view || (status && BLOCKING.has(status))) {
+          blocked.push({ ref, state, reason: view ? `endpoint_${status}` : 'endpoint_deleted' });
+          return;
+        }
+      }
+      (finished ? ready : waiting).push({ ref, state });
+    });
+    const byAge = (a: Grouped, b: Grouped) => b.ref.startMs - a.ref.startMs;
+    return {
+      blocked: blocked.sort(byAge),
+      waiting: waiting.sort(byAge),
+      ready: ready.sort(byAge),
+      truncated: failedRefs.length >= PREVIEW_SCAN_LIMIT || pendingRefs.length >= PREVIEW_SCAN_LIMIT,
+    };
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/deliveries/{id}',
+      summary: 'Replay one finished delivery: a new round numbered from 1, same webhook-id and body',
+      request: { params: deliveryParams },
+      responses: {
+        202: { description: 'Replaying', content: { 'application/json': { schema: deliverySchema } } },
+        404: problemResponse('No such delivery'),
+        409: problemResponse('Pending or in flight'),
+        410: problemResponse('Older than the replay window'),
+        429: problemResponse('Replay quota or rate limit'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      // A request naming nothing of the tenant's is a 404 and spends no quota.
+      const { ref } = await ownedDelivery(client, tenantId, c.req.valid('param').id);
+      await admit(c, 'request');
+      return c.json(presentState(ref, await replayOne(ref)), 202);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/failures/preview',
+      summary:
+        'Failed deliveries grouped before a bulk replay: blocked (re-enable first), waiting (a retry is scheduled), ready',
+      request: { query: scopeQuery },
+      responses: {
+        200: { description: 'The groups', content: { 'application/json': { schema: previewSchema } } },
+        400: problemResponse('Invalid filter'),
+      },
+    }),
+    async (c) => {
+      const g = await group(c.get('tenantId'), c.req.valid('query').endpointId);
+      return c.json(
+        {
+          blocked: g.blocked.map(previewItem),
+          waiting: g.waiting.map(previewItem),
+          ready: g.ready.map(previewItem),
+          counts: { blocked: g.blocked.length, waiting: g.waiting.length, ready: g.ready.length },
+          truncated: g.truncated,
+        },
+        200,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/failures',
+      summary: 'Replay every ready failed delivery (one request toward the 30 per minute limit)',
+      request: { query: scopeQuery },
+      responses: {
+        202: { description: 'Replayed', content: { 'application/json': { schema: bulkResultSchema } } },
+        400: problemResponse('Invalid filter'),
+        429: problemResponse('Replay rate limit'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      await admit(c, 'request');
+      const g = await group(tenantId, c.req.valid('query').endpointId);
+      const replayed: string[] = [];
+      const failed: Array<{ id: string; code: string }> = [];
+      await mapLimit(g.ready, 8, async ({ ref }) => {
+        try {
+          await replayOne(ref);
+          replayed.push(ref.id);
+        } catch (err) {
+          if (!(err instanceof ProblemError)) console.error('[herald:api] replay failed', ref.id, err);
+          failed.push({ id: ref.id, code: err instanceof ProblemError ? err.code : 'internal_error' });
+        }
+      });
+      return c.json(
+        {
+          replayed,
+          blocked: g.blocked.map((x) => x.ref.id),
+          waiting: g.waiting.map((x) => x.ref.id),
+          failed,
+        },
+        202,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/window',
+      summary:
+        'Replay an endpoint window (since defaults to 24 h ago, until to now, at most 3 days back): ' +
+        'every delivery whose latest attempt in it failed gets one more attempt, in the background',
+      request: { body: { content: { 'application/json': { schema: windowSchema } }, required: true } },
+      responses: {
+        202: { description: 'Accepted; no count and no job id' },
+        400: problemResponse('Invalid window'),
+        404: problemResponse('No such endpoint'),
+        429: problemResponse('Daily replay quota exceeded'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const body = c.req.valid('json');
+      const endpoint = await directory.endpoint(tenantId, body.endpointId);
+      if (!endpoint) fail(404, 'endpoint_not_found', 'No such endpoint');
+      const now = Date.now();
+      // A future `until` adds nothing: no attempt has happened there yet.
+      const until = Math.min(body.until ? Date.parse(body.until) : now, now);
+      const asked = body.since ? Date.parse(body.since) : until - WINDOW_DEFAULT_MS;
+      if (body.since && body.until && asked > Date.parse(body.until))
+        fail(400, 'invalid_window', '`since` is after `until`', undefined, { path: 'since' });
+      // An older `since` is accepted and silently limited to 3 days back.
+      const since = Math.min(Math.max(asked, now - WINDOW_MAX_LOOKBACK_MS), until);
+      // Counted also when the endpoint is paused (SPEC §5); the job then sends nothing.
+      await admit(c, 'window');
+      const input: ReplayWindowInput = {
+        tenantId,
+        endpointId: endpoint.endpointId,
+        since: new Date(since).toISOString(),
+        until: new Date(until).toISOString(),
+        requestedAt: new Date(now).toISOString(),
+      };
+      await client.workflow.start(REPLAY_WINDOW_WORKFLOW, {
+        workflowId: newId('rw'),
+        taskQueue: config.HERALD_TASK_QUEUE,
+        args: [input],
+        typedSearchAttributes: [
+          { key: SA_TENANT, value: tenantId },
+          { key: SA_ENDPOINT, value: endpoint.endpointId },
+        ],
+      });
+      return c.body(null, 202);
+    },
+  );
+
+  return app;
+}
