@@ -39,12 +39,21 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
       expect(r.status).toBe(202);
     }
     await expect.poll(async () => (await handle.query(endpointViewQuery)).health.status, { timeout: 30_000 }).toBe('suspended');
+    await new Promise((r) => setTimeout(r, 1200)); // deliveries read the endpoint through a 1 s cache
 
     // Fill the hold to the limit (straight through Temporal, as a backend service may).
-    await publishBound(w.client, w.config.HERALD_TASK_QUEUE, endpoint.endpointId, 'dongtien', DT_HOLD_LIMIT, {
+    const held = await publishBound(w.client, w.config.HERALD_TASK_QUEUE, endpoint.endpointId, 'dongtien', DT_HOLD_LIMIT, {
       concurrency: 48,
       tag: 'h',
     });
+    // Let the worker catch up: the newest held delivery has recorded its deferral.
+    const newest = w.client.workflow.getHandle(held[held.length - 1]!);
+    await expect
+      .poll(async () => (await newest.query(deliveryStateQuery)).attempts.some((a) => a.kind === 'deferral'), {
+        timeout: 900_000,
+        interval: 2000,
+      })
+      .toBe(true);
     await expect
       .poll(() => countDeliveries(w.client, endpoint.endpointId, 'pending'), { timeout: 600_000, interval: 2000 })
       .toBeGreaterThanOrEqual(DT_HOLD_LIMIT);
@@ -56,7 +65,7 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
     // The worker may still be working through the ten thousand held deliveries' first
     // tasks, so the event's fan-out can take a while to start this one.
     await expect
-      .poll(async () => (await dh.query(deliveryStateQuery)).status, { timeout: 300_000, interval: 1000 })
+      .poll(async () => (await dh.query(deliveryStateQuery)).status, { timeout: 120_000, interval: 1000 })
       .toBe('exhausted');
     const s = await dh.query(deliveryStateQuery);
     expect(s.lastCode).toMatch(/^hold_overflow/);
@@ -64,5 +73,5 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
     // Nothing held was sent, and the overflow did not disable the endpoint (SPEC §5).
     expect(receiver.requests).toHaveLength(5);
     expect((await handle.query(endpointViewQuery)).health.status).toBe('suspended');
-  }, 900_000);
+  }, 1_500_000);
 });
