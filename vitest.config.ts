@@ -20,6 +20,19 @@ export default defineConfig({
           hookTimeout: 120_000,
         },
       },
+      {
+        // Thousands of workflows at once: after everything else, alone, on a fresh server.
+        extends: true,
+        test: {
+          name: 'load',
+          include: ['test/load/**/*.test.ts'],
+          globalSetup: ['test/setup/global-setup.ts'],
+          sequence: { groupOrder: 1 },
+          poolOptions: { forks: { singleFork: true } },
+          testTimeout: 1_500_000,
+          hookTimeout: 120_000,
+        },
+      },
     ],
   },
 });

@@ -1,6 +1,10 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disableEndpointUpdate, endpointViewQuery, resumeEndpointUpdate } from '../../src/shared/endpoint-messages.js';
+import {
+  disableEndpointUpdate,
+  endpointViewQuery,
+  resumeEndpointUpdate,
+} from '../../src/shared/endpoint-messages.js';
 import { countDeliveries, createDevEndpoint, publishBound } from '../helpers/bound-deliveries.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -20,17 +24,27 @@ describe('endpoint health on the dev server (visibility-driven)', () => {
 
   it('R-SMENGO-HEALTH: disabling an endpoint with 1,000 pending deliveries makes every one dead; none is sent after re-enable', async () => {
     receiver.respondWith((_r, _i, res) => res.writeHead(500).end());
-    const { endpointId, handle } = await createDevEndpoint(w.client, w.config.HERALD_TASK_QUEUE, 'smengo', `${base}/kill`);
+    const { endpointId, handle } = await createDevEndpoint(
+      w.client,
+      w.config.HERALD_TASK_QUEUE,
+      'smengo',
+      `${base}/kill`,
+    );
     // Each fails once, then waits an hour for its next attempt.
     await publishBound(w.client, w.config.HERALD_TASK_QUEUE, endpointId, 'smengo', 1000, {
       overrides: { retryDelays: [3600] },
       concurrency: 20,
     });
-    await expect.poll(() => receiver.requests.filter((r) => r.path === '/kill').length, { timeout: 120_000, interval: 500 }).toBe(1000);
+    await expect
+      .poll(() => receiver.requests.filter((r) => r.path === '/kill').length, {
+        timeout: 300_000,
+        interval: 500,
+      })
+      .toBe(1000);
 
     await handle.executeUpdate(disableEndpointUpdate, { args: [{ reason: 'test' }] });
     await expect
-      .poll(() => countDeliveries(w.client, endpointId, 'dead'), { timeout: 120_000, interval: 1000 })
+      .poll(() => countDeliveries(w.client, endpointId, 'dead'), { timeout: 300_000, interval: 1000 })
       .toBe(1000);
     expect(await countDeliveries(w.client, endpointId, 'pending')).toBe(0);
 
@@ -39,7 +53,7 @@ describe('endpoint health on the dev server (visibility-driven)', () => {
     expect((await handle.query(endpointViewQuery)).health.status).toBe('active');
     await delay(3000);
     expect(receiver.requests.filter((r) => r.path === '/kill')).toHaveLength(1000);
-  });
+  }, 900_000);
 
   it('R-DT-HEALTH: 200 held events drain one at a time in creation order; a failure mid-drain stops it with the rest still held', async () => {
     const path = '/drain';
@@ -78,7 +92,10 @@ describe('endpoint health on the dev server (visibility-driven)', () => {
     failAtSeq = 119;
     await handle.executeUpdate(resumeEndpointUpdate);
     await expect
-      .poll(async () => (await handle.query(endpointViewQuery)).health.status, { timeout: 120_000, interval: 500 })
+      .poll(async () => (await handle.query(endpointViewQuery)).health.status, {
+        timeout: 300_000,
+        interval: 500,
+      })
       .toBe('suspended');
     await delay(1500);
     const drained = receiver.requests.filter((r) => r.path === path).slice(sentBefore);
@@ -92,31 +109,14 @@ describe('endpoint health on the dev server (visibility-driven)', () => {
     // A second re-enable drains the rest, again in order, starting with the one that failed.
     failAtSeq = -1;
     await handle.executeUpdate(resumeEndpointUpdate);
-    await expect.poll(() => countDeliveries(w.client, endpointId, 'succeeded'), { timeout: 120_000, interval: 500 }).toBe(200);
+    await expect
+      .poll(() => countDeliveries(w.client, endpointId, 'succeeded'), { timeout: 300_000, interval: 500 })
+      .toBe(200);
     const all = receiver.requests.filter((r) => r.path === path).slice(sentBefore);
     expect(all.slice(120).map((r) => (JSON.parse(r.body) as { seq: number }).seq)).toEqual(
       Array.from({ length: 81 }, (_, i) => 119 + i),
     );
     expect(maxInFlight).toBe(1);
     expect(held).toHaveLength(200);
-  });
-
-  it('scale: thousands of successful deliveries to one healthy endpoint add no events to its history', async () => {
-    // CI runs 2,000; the 10,000 measurement is recorded in BENCHMARKS.md (HERALD_TEST_SCALE_N=10000).
-    const n = Number(process.env.HERALD_TEST_SCALE_N ?? 2_000);
-    receiver.respondWith((_r, _i, res) => res.writeHead(204).end());
-    const tq = w.config.HERALD_TASK_QUEUE;
-    const { endpointId, handle } = await createDevEndpoint(w.client, tq, 'standard', `${base}/busy`);
-    await expect.poll(async () => (await handle.describe()).historyLength, { timeout: 10_000 }).toBeGreaterThan(0);
-    const before = (await handle.describe()).historyLength;
-
-    await publishBound(w.client, tq, endpointId, 'standard', n, { concurrency: 32, tag: 's' });
-    await expect
-      .poll(() => countDeliveries(w.client, endpointId, 'succeeded'), { timeout: 600_000, interval: 2000 })
-      .toBe(n);
-    const after = (await handle.describe()).historyLength;
-    // Deliveries read the endpoint by cached query and report nothing on success.
-    expect(after - before).toBeLessThanOrEqual(5);
-    expect(receiver.requests.filter((r) => r.path === '/busy')).toHaveLength(n);
   }, 900_000);
 });

@@ -38,24 +38,39 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
       const r = await tenant.call('POST', '/v1/events', { type: 'cap.test', payload: { i } });
       expect(r.status).toBe(202);
     }
-    await expect.poll(async () => (await handle.query(endpointViewQuery)).health.status, { timeout: 30_000 }).toBe('suspended');
+    await expect
+      .poll(async () => (await handle.query(endpointViewQuery)).health.status, { timeout: 30_000 })
+      .toBe('suspended');
     await new Promise((r) => setTimeout(r, 1200)); // deliveries read the endpoint through a 1 s cache
 
     // Fill the hold to the limit (straight through Temporal, as a backend service may).
-    const held = await publishBound(w.client, w.config.HERALD_TASK_QUEUE, endpoint.endpointId, 'dongtien', DT_HOLD_LIMIT, {
-      concurrency: 48,
-      tag: 'h',
-    });
+    const held = await publishBound(
+      w.client,
+      w.config.HERALD_TASK_QUEUE,
+      endpoint.endpointId,
+      'dongtien',
+      DT_HOLD_LIMIT,
+      {
+        concurrency: 48,
+        tag: 'h',
+      },
+    );
     // Let the worker catch up: the newest held delivery has recorded its deferral.
     const newest = w.client.workflow.getHandle(held[held.length - 1]!);
     await expect
-      .poll(async () => (await newest.query(deliveryStateQuery)).attempts.some((a) => a.kind === 'deferral'), {
-        timeout: 900_000,
-        interval: 2000,
-      })
+      .poll(
+        async () => (await newest.query(deliveryStateQuery)).attempts.some((a) => a.kind === 'deferral'),
+        {
+          timeout: 900_000,
+          interval: 2000,
+        },
+      )
       .toBe(true);
     await expect
-      .poll(() => countDeliveries(w.client, endpoint.endpointId, 'pending'), { timeout: 600_000, interval: 2000 })
+      .poll(() => countDeliveries(w.client, endpoint.endpointId, 'pending'), {
+        timeout: 600_000,
+        interval: 2000,
+      })
       .toBeGreaterThanOrEqual(DT_HOLD_LIMIT);
 
     const over = await tenant.call('POST', '/v1/events', { type: 'cap.test', payload: { over: true } });
