@@ -33,7 +33,8 @@ export function createApp(deps: AppDeps) {
 
   app.get('/healthz', (c) => c.json({ ok: true }));
   const codec = dataConverterFor(deps.config)?.payloadCodecs?.[0];
-  if (codec && deps.config.HERALD_CODEC_ENDPOINT) app.route('/codec', codecRouter(codec, deps.config.HERALD_CODEC_CORS_ORIGINS));
+  if (codec && deps.config.HERALD_CODEC_ENDPOINT)
+    app.route('/codec', codecRouter(codec, deps.config.HERALD_CODEC_CORS_ORIGINS));
   app.route('/v1/admin', adminRouter(routerDeps));
 
   const tenant = new OpenAPIHono<TenantEnv>();
@@ -51,7 +52,8 @@ export function createApp(deps: AppDeps) {
     info: {
       title: 'Herald',
       version: '0.1.0',
-      description: 'Durable webhook delivery. Errors are application/problem+json (RFC 9457) with a stable `code`.',
+      description:
+        'Durable webhook delivery. Errors are application/problem+json (RFC 9457) with a stable `code`.',
     },
     security: [{ apiKey: [] }],
   });
@@ -59,8 +61,11 @@ export function createApp(deps: AppDeps) {
 
   app.notFound((c) => problem(c, 404, 'not_found', 'No such resource'));
   app.onError((err, c) => {
-    if (err instanceof ProblemError) return problem(c, err.status, err.code, err.title, err.detail, err.extra);
+    if (err instanceof ProblemError)
+      return problem(c, err.status, err.code, err.title, err.detail, err.extra);
     if (err instanceof HTTPException) {
+      if (err.status === 415)
+        return problem(c, 415, 'unsupported_media_type', 'Send the body as application/json');
       // Hono's own refusals: a body that is not JSON, mostly.
       const malformed = /json/i.test(err.message);
       return problem(

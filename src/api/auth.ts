@@ -36,7 +36,12 @@ export function tenantAuth(directory: Directory): MiddlewareHandler<TenantEnv> {
 export function operatorAuth(config: Config): MiddlewareHandler {
   return async (c, next) => {
     if (!config.HERALD_OPERATOR_KEY)
-      return problem(c, 403, 'operator_key_not_configured', 'Admin routes are disabled: set HERALD_OPERATOR_KEY');
+      return problem(
+        c,
+        403,
+        'operator_key_not_configured',
+        'Admin routes are disabled: set HERALD_OPERATOR_KEY',
+      );
     const key = bearer(c.req.header('authorization'));
     if (!key || !sameSecret(key, config.HERALD_OPERATOR_KEY))
       return problem(c, 401, 'unauthorized', 'The operator key is required');

@@ -72,7 +72,9 @@ export class Directory {
       const query = `WorkflowType = ${lit(ENDPOINT_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)} AND ExecutionStatus = 'Running'`;
       for await (const wf of this.client.workflow.list({ query })) ids.push(wf.workflowId);
       const views = await Promise.all(ids.map((id) => this.endpoint(tenantId, id)));
-      return views.filter((v): v is EndpointView => v !== undefined).sort((a, b) => b.createdAt - a.createdAt);
+      return views
+        .filter((v): v is EndpointView => v !== undefined)
+        .sort((a, b) => b.createdAt - a.createdAt);
     });
   }
 

@@ -20,7 +20,14 @@ export function problem(
   detail?: string,
   extra: Record<string, unknown> = {},
 ): Response {
-  const body: Problem = { type: `https://herald.dev/problems/${code}`, title, status, code, detail, ...extra };
+  const body: Problem = {
+    type: `https://herald.dev/problems/${code}`,
+    title,
+    status,
+    code,
+    detail,
+    ...extra,
+  };
   return c.body(JSON.stringify(body), status, { 'content-type': 'application/problem+json' });
 }
 
@@ -38,7 +45,9 @@ export function validationProblem(c: Context, error: z.ZodError): Response {
 }
 
 /** Reads a JSON body, answering malformed JSON with a problem instead of throwing. */
-export async function readJson(c: Context): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
+export async function readJson(
+  c: Context,
+): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
   const type = c.req.header('content-type') ?? '';
   if (!/^application\/(.+\+)?json\b/i.test(type)) {
     return {

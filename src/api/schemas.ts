@@ -10,12 +10,12 @@ export const eventTypeSchema = z
   .regex(/^[A-Za-z0-9_.:-]+(\.\*)?$|^\*$/, 'letters, digits and _ . : - (a trailing .* matches a prefix)');
 
 export const operationalWebhookSchema = z.strictObject({
-  url: z.string().min(1).max(2048),
+  url: z.string(),
 });
 
 export const createEndpointSchema = z
   .strictObject({
-    url: z.string().min(1).max(4096),
+    url: z.string(),
     description: z.string().max(500).optional(),
     eventTypes: z.array(eventTypeSchema).max(100).optional(),
     preset: presetSchema.optional(),
@@ -27,7 +27,7 @@ export const createEndpointSchema = z
 
 export const patchEndpointSchema = z
   .strictObject({
-    url: z.string().min(1).max(4096).optional(),
+    url: z.string().optional(),
     description: z.string().max(500).optional(),
     eventTypes: z.array(eventTypeSchema).max(100).optional(),
     policy: policyOverridesSchema.optional(),
@@ -57,7 +57,11 @@ export const publishSchema = z
       .max(128)
       .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only')
       .optional(),
-    type: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
+    type: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[A-Za-z0-9_.:-]+$/, 'letters, digits and _ . : - only'),
     // Any JSON value. Not z.json(): its recursive type overflows OpenAPI generation, and a
     // body that parsed as JSON can only hold JSON anyway.
     payload: z
@@ -69,7 +73,10 @@ export const publishSchema = z
       .array(
         z.strictObject({
           url: z.string().min(1),
-          secrets: z.array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must look like whsec_<base64>')).min(1).max(2),
+          secrets: z
+            .array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must look like whsec_<base64>'))
+            .min(1)
+            .max(2),
           preset: presetSchema.optional(),
           policy: policyOverridesSchema.optional(),
         }),
@@ -80,4 +87,6 @@ export const publishSchema = z
   .openapi('PublishEvent');
 
 export const idParam = (prefix: string) =>
-  z.object({ id: z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `an id starting with ${prefix}_`) });
+  z.object({
+    id: z.string().regex(new RegExp(`^${prefix}_[A-Za-z0-9_]+$`), `an id starting with ${prefix}_`),
+  });

@@ -18,7 +18,11 @@ export function startApi(client: Client, config: Config) {
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
-  const { client } = await connectClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, dataConverterFor(config));
+  const { client } = await connectClient(
+    config.TEMPORAL_ADDRESS,
+    config.TEMPORAL_NAMESPACE,
+    dataConverterFor(config),
+  );
   startApi(client, config);
   console.log(`[herald] API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
 }

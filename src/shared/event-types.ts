@@ -4,7 +4,7 @@ export interface EventInput {
   tenantId: string;
   event: EventEnvelope;
   /** Deliveries to start, decided by the API from the tenant's endpoints at publish time. */
-  deliveries: DeliveryInput[];
+  deliveries: Array<Omit<DeliveryInput, 'event'> & { event?: DeliveryInput['event'] }>;
   /** Endpoints that matched but take no new events now (paused, disabled), and why. */
   skipped: Array<{ endpointId: string; reason: string }>;
 }

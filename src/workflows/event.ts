@@ -11,7 +11,8 @@ import { deliveryWorkflow } from './delivery.js';
  */
 export async function eventWorkflow(input: EventInput): Promise<EventRecord> {
   await Promise.all(
-    input.deliveries.map(async (d) => {
+    input.deliveries.map(async (partial) => {
+      const d = { ...partial, event: partial.event ?? input.event };
       try {
         await startChild(deliveryWorkflow, {
           workflowId: d.deliveryId,

@@ -18,7 +18,9 @@ const TenantView = z
     billingEmail: z.string().optional(),
     subscriptionActive: z.boolean(),
     createdAt: z.number(),
-    apiKeys: z.array(z.object({ keyId: z.string(), createdAt: z.number(), revokedAt: z.number().optional() })),
+    apiKeys: z.array(
+      z.object({ keyId: z.string(), createdAt: z.number(), revokedAt: z.number().optional() }),
+    ),
   })
   .openapi('Tenant');
 
@@ -52,7 +54,12 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
     async (c) => {
       const body = c.req.valid('json');
       const tenantId = newId('tn');
-      const input: TenantInput = { tenantId, name: body.name, billingEmail: body.billingEmail, createdAt: Date.now() };
+      const input: TenantInput = {
+        tenantId,
+        name: body.name,
+        billingEmail: body.billingEmail,
+        createdAt: Date.now(),
+      };
       const handle = await client.workflow.start(TENANT_WORKFLOW, {
         workflowId: tenantId,
         taskQueue: config.HERALD_TASK_QUEUE,
@@ -60,7 +67,9 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
         typedSearchAttributes: [{ key: SA_TENANT, value: tenantId }],
       });
       const key = newApiKey(tenantId);
-      const tenant = await handle.executeUpdate(addApiKeyUpdate, { args: [{ keyId: key.keyId, hash: key.hash }] });
+      const tenant = await handle.executeUpdate(addApiKeyUpdate, {
+        args: [{ keyId: key.keyId, hash: key.hash }],
+      });
       return c.json({ tenant, apiKey: key.key }, 201);
     },
   );
@@ -70,7 +79,10 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
       method: 'get',
       path: '/tenants/{tenantId}',
       request: { params: tenantParam },
-      responses: { 200: { description: 'The tenant', content: { 'application/json': { schema: TenantView } } }, 404: problemResponse('No such tenant') },
+      responses: {
+        200: { description: 'The tenant', content: { 'application/json': { schema: TenantView } } },
+        404: problemResponse('No such tenant'),
+      },
     }),
     async (c) => {
       const t = await directory.tenant(c.req.valid('param').tenantId);
@@ -86,7 +98,10 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
       summary: 'Issue another API key (shown once)',
       request: { params: tenantParam },
       responses: {
-        201: { description: 'Created', content: { 'application/json': { schema: z.object({ keyId: z.string(), apiKey: z.string() }) } } },
+        201: {
+          description: 'Created',
+          content: { 'application/json': { schema: z.object({ keyId: z.string(), apiKey: z.string() }) } },
+        },
         404: problemResponse('No such tenant'),
       },
     }),
@@ -94,7 +109,9 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
       const { tenantId } = c.req.valid('param');
       if (!(await directory.tenant(tenantId))) fail(404, 'tenant_not_found', 'No such tenant');
       const key = newApiKey(tenantId);
-      await client.workflow.getHandle(tenantId).executeUpdate(addApiKeyUpdate, { args: [{ keyId: key.keyId, hash: key.hash }] });
+      await client.workflow
+        .getHandle(tenantId)
+        .executeUpdate(addApiKeyUpdate, { args: [{ keyId: key.keyId, hash: key.hash }] });
       directory.forgetTenantKeys(tenantId);
       return c.json({ keyId: key.keyId, apiKey: key.key }, 201);
     },
@@ -107,9 +124,15 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
       summary: 'Set the subscription active or inactive (R-SMENGO-INACTIVE)',
       request: {
         params: tenantParam,
-        body: { content: { 'application/json': { schema: z.strictObject({ active: z.boolean() }) } }, required: true },
+        body: {
+          content: { 'application/json': { schema: z.strictObject({ active: z.boolean() }) } },
+          required: true,
+        },
       },
-      responses: { 200: { description: 'Updated', content: { 'application/json': { schema: TenantView } } }, 404: problemResponse('No such tenant') },
+      responses: {
+        200: { description: 'Updated', content: { 'application/json': { schema: TenantView } } },
+        404: problemResponse('No such tenant'),
+      },
     }),
     async (c) => {
       const { tenantId } = c.req.valid('param');

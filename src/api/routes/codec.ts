@@ -19,7 +19,10 @@ function fromJson(p: JsonPayload): Payload {
 }
 
 function toJson(p: Payload): JsonPayload {
-  return { metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])), data: b64(p.data) };
+  return {
+    metadata: Object.fromEntries(Object.entries(p.metadata ?? {}).map(([k, v]) => [k, b64(v)])),
+    data: b64(p.data),
+  };
 }
 
 /**
@@ -29,7 +32,10 @@ function toJson(p: Payload): JsonPayload {
  */
 export function codecRouter(codec: PayloadCodec, origins: string[]) {
   const app = new Hono();
-  app.use('*', cors({ origin: origins, allowHeaders: ['content-type', 'x-namespace'], allowMethods: ['POST'] }));
+  app.use(
+    '*',
+    cors({ origin: origins, allowHeaders: ['content-type', 'x-namespace'], allowMethods: ['POST'] }),
+  );
   for (const op of ['encode', 'decode'] as const) {
     app.post(`/${op}`, async (c) => {
       let body: { payloads?: JsonPayload[] };

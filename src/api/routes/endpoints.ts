@@ -26,7 +26,16 @@ const viewResponse = (description: string) => ({
   content: { 'application/json': { schema: endpointViewSchema } },
 });
 const params = idParam('ep');
-const json = <T extends z.ZodType>(schema: T) => ({ content: { 'application/json': { schema } }, required: true });
+
+/** The view tenants get: an operational webhook's signing secrets are shown once, at creation. */
+function publicView(v: EndpointView): EndpointView {
+  const ow = v.config.operationalWebhook;
+  return ow ? { ...v, config: { ...v.config, operationalWebhook: { url: ow.url } as typeof ow } } : v;
+}
+const json = <T extends z.ZodType>(schema: T) => ({
+  content: { 'application/json': { schema } },
+  required: true,
+});
 
 export function endpointsRouter(deps: { client: Client; config: Config; directory: Directory }) {
   const app = router<TenantEnv>();
@@ -39,7 +48,9 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
     if (!r.ok) fail(400, r.code, 'The endpoint URL is not allowed', r.message, { path: 'url' });
     const host = r.url.hostname.replace(/^\[|\]$/g, '');
     if (preset === 'bird' && parseIp(host) && isForbiddenAddress(host, allow))
-      fail(400, 'private_address', 'The endpoint URL points at a private address', undefined, { path: 'url' });
+      fail(400, 'private_address', 'The endpoint URL points at a private address', undefined, {
+        path: 'url',
+      });
   };
 
   const owned = async (tenantId: string, id: string): Promise<EndpointView> => {
@@ -58,7 +69,9 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       responses: {
         201: {
           description: 'Created',
-          content: { 'application/json': { schema: z.object({ endpoint: endpointViewSchema, secret: z.string() }) } },
+          content: {
+            'application/json': { schema: z.object({ endpoint: endpointViewSchema, secret: z.string() }) },
+          },
         },
         400: problemResponse('Invalid endpoint'),
       },
@@ -83,13 +96,15 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
           preset,
           policy: body.policy,
           createdBy: body.createdBy,
-          operationalWebhook: body.operationalWebhook ? { url: body.operationalWebhook.url, secrets: [opSecret!] } : undefined,
+          operationalWebhook: body.operationalWebhook
+            ? { url: body.operationalWebhook.url, secrets: [opSecret!] }
+            : undefined,
         },
         secrets: [{ secret, createdAt: now }],
         createdAt: now,
       });
       directory.forgetEndpoints(tenantId);
-      const endpoint = await owned(tenantId, handle.workflowId);
+      const endpoint = publicView(await owned(tenantId, handle.workflowId));
       return c.json({ endpoint, secret, ...(opSecret ? { operationalWebhookSecret: opSecret } : {}) }, 201);
     },
   );
@@ -99,9 +114,14 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       method: 'get',
       path: '/',
       summary: "List the tenant's endpoints, newest first",
-      responses: { 200: { description: 'Endpoints', content: { 'application/json': { schema: z.object({ data: z.array(endpointViewSchema) }) } } } },
+      responses: {
+        200: {
+          description: 'Endpoints',
+          content: { 'application/json': { schema: z.object({ data: z.array(endpointViewSchema) }) } },
+        },
+      },
     }),
-    async (c) => c.json({ data: await directory.endpoints(c.get('tenantId'), true) }, 200),
+    async (c) => c.json({ data: (await directory.endpoints(c.get('tenantId'), true)).map(publicView) }, 200),
   );
 
   app.openapi(
@@ -112,7 +132,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       request: { params },
       responses: { 200: viewResponse('The endpoint'), 404: problemResponse('No such endpoint') },
     }),
-    async (c) => c.json(await owned(c.get('tenantId'), c.req.valid('param').id), 200),
+    async (c) => c.json(publicView(await owned(c.get('tenantId'), c.req.valid('param').id)), 200),
   );
 
   app.openapi(
@@ -121,7 +141,11 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       path: '/{id}',
       summary: 'Change URL, description, event types, policy or operational webhook',
       request: { params, body: json(patchEndpointSchema) },
-      responses: { 200: viewResponse('Updated'), 400: problemResponse('Invalid change'), 404: problemResponse('No such endpoint') },
+      responses: {
+        200: viewResponse('Updated'),
+        400: problemResponse('Invalid change'),
+        404: problemResponse('No such endpoint'),
+      },
     }),
     async (c) => {
       const tenantId = c.get('tenantId');
@@ -129,6 +153,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       const current = await owned(tenantId, id);
       const patch = c.req.valid('json');
       if (patch.url !== undefined) checkUrl(patch.url, current.config.preset);
+      if (patch.operationalWebhook) checkUrl(patch.operationalWebhook.url, 'standard');
       const { operationalWebhook, ...rest } = patch;
       const view = await client.workflow.getHandle(id).executeUpdate(updateEndpointUpdate, {
         args: [
@@ -137,13 +162,18 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
             ...(operationalWebhook === null
               ? { operationalWebhook: null }
               : operationalWebhook
-                ? { operationalWebhook: { url: operationalWebhook.url, secrets: current.config.operationalWebhook?.secrets ?? [generateSecret()] } }
+                ? {
+                    operationalWebhook: {
+                      url: operationalWebhook.url,
+                      secrets: current.config.operationalWebhook?.secrets ?? [generateSecret()],
+                    },
+                  }
                 : {}),
           },
         ],
       });
       directory.forgetEndpoints(tenantId);
-      return c.json(view, 200);
+      return c.json(publicView(view), 200);
     },
   );
 
@@ -172,7 +202,13 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
         path: `/{id}/${path}`,
         summary,
         request: { params },
-        responses: { 200: { description: 'Done', content: { 'application/json': { schema: z.object({}).passthrough() } } }, 404: problemResponse('No such endpoint') },
+        responses: {
+          200: {
+            description: 'Done',
+            content: { 'application/json': { schema: z.object({}).passthrough() } },
+          },
+          404: problemResponse('No such endpoint'),
+        },
       }),
       async (c) => {
         const tenantId = c.get('tenantId');
@@ -184,22 +220,26 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       },
     );
 
-  action('pause', 'Pause (R-SMENGO-PAUSE; Bird: writable status paused)', (id) =>
-    client.workflow.getHandle(id).executeUpdate(pauseEndpointUpdate),
+  action('pause', 'Pause (R-SMENGO-PAUSE; Bird: writable status paused)', async (id) =>
+    publicView(await client.workflow.getHandle(id).executeUpdate(pauseEndpointUpdate)),
   );
-  action('resume', 'Resume or re-enable (Smengo: send a test, see 2xx, enable)', (id) =>
-    client.workflow.getHandle(id).executeUpdate(resumeEndpointUpdate),
+  action('resume', 'Resume or re-enable (Smengo: send a test, see 2xx, enable)', async (id) =>
+    publicView(await client.workflow.getHandle(id).executeUpdate(resumeEndpointUpdate)),
   );
   action('test', 'Send a test delivery now, whatever the endpoint state', (id) =>
     client.workflow.getHandle(id).executeUpdate(sendTestUpdate),
   );
-  action('rotate-secret', 'New signing secret; the old one keeps signing for graceSeconds (default 24 h)', async (id) => {
-    const secret = generateSecret();
-    const endpoint = await client.workflow
-      .getHandle(id)
-      .executeUpdate(rotateSecretUpdate, { args: [{ secret, graceSeconds: 24 * 3600 }] });
-    return { endpoint, secret };
-  });
+  action(
+    'rotate-secret',
+    'New signing secret; the old one keeps signing for graceSeconds (default 24 h)',
+    async (id) => {
+      const secret = generateSecret();
+      const endpoint = await client.workflow
+        .getHandle(id)
+        .executeUpdate(rotateSecretUpdate, { args: [{ secret, graceSeconds: 24 * 3600 }] });
+      return { endpoint: publicView(endpoint), secret };
+    },
+  );
 
   return app;
 }

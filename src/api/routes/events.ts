@@ -18,6 +18,26 @@ import { problemResponse, router } from '../openapi.js';
 import { publishSchema } from '../schemas.js';
 
 export const MAX_EVENT_BYTES = 256 * 1024;
+/** Deeper JSON would overflow the stack of every recursive walk after it (JSON.stringify, codecs). */
+export const MAX_EVENT_DEPTH = 64;
+
+/** Nesting depth of JSON text, counted outside strings; no parsing, no recursion. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92)
+        i++; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth--;
+  }
+  return max;
+}
 
 const recordSchema = z
   .object({
@@ -48,10 +68,13 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
   app.use('/', async (c, next) => {
     if (c.req.method !== 'POST') return next();
     const declared = Number(c.req.header('content-length') ?? 0);
-    if (declared > MAX_EVENT_BYTES) fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
+    if (declared > MAX_EVENT_BYTES)
+      fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
     const text = await c.req.raw.clone().text();
     if (Buffer.byteLength(text) > MAX_EVENT_BYTES)
       fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
+    if (jsonDepth(text) > MAX_EVENT_DEPTH)
+      fail(400, 'payload_too_deep', `An event may nest at most ${MAX_EVENT_DEPTH} levels`);
     await next();
   });
 
@@ -59,13 +82,23 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
     createRoute({
       method: 'post',
       path: '/',
-      summary: "Publish an event to every matching endpoint of the tenant (202 with the delivery ids)",
+      summary: 'Publish an event to every matching endpoint of the tenant (202 with the delivery ids)',
       request: {
-        headers: z.object({ 'idempotency-key': z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/).optional() }),
+        headers: z.object({
+          'idempotency-key': z
+            .string()
+            .min(1)
+            .max(128)
+            .regex(/^[A-Za-z0-9_.:-]+$/)
+            .optional(),
+        }),
         body: { content: { 'application/json': { schema: publishSchema } }, required: true },
       },
       responses: {
-        202: { description: 'Accepted: every delivery is durably started', content: { 'application/json': { schema: recordSchema } } },
+        202: {
+          description: 'Accepted: every delivery is durably started',
+          content: { 'application/json': { schema: recordSchema } },
+        },
         400: problemResponse('Invalid event'),
         413: problemResponse('Too large'),
       },
@@ -75,7 +108,9 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
       const body = c.req.valid('json');
       // R-IDEMP: the event id, else the Idempotency-Key header, names the event.
       const eventId = body.id ?? c.req.valid('header')['idempotency-key'] ?? newEventId();
-      const handle = client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId));
+      const handle = client.workflow.getHandle<() => Promise<EventRecord>>(
+        eventWorkflowId(tenantId, eventId),
+      );
 
       const occurredAt = new Date().toISOString();
       const envelope = {
@@ -104,12 +139,15 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
           event: envelope,
           policy: resolvePolicy(preset, ep.config.policy),
           createdAt: occurredAt,
-          ...(admission === 'dead_letter' ? { deadLetterOnArrival: `hold_overflow_over_${DT_HOLD_LIMIT}` } : {}),
+          ...(admission === 'dead_letter'
+            ? { deadLetterOnArrival: `hold_overflow_over_${DT_HOLD_LIMIT}` }
+            : {}),
         });
       }
       for (const [i, t] of (body.targets ?? []).entries()) {
         const u = checkEndpointUrl(t.url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
-        if (!u.ok) fail(400, u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
+        if (!u.ok)
+          fail(400, u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
         deliveries.push({
           deliveryId: deliveryIdFor(tenantId, eventId, t.url),
           tenantId,
@@ -121,7 +159,14 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
         });
       }
 
-      const input: EventInput = { tenantId, event: envelope, deliveries, skipped };
+      // The envelope travels once; the event workflow puts it back into each delivery
+      // (N copies of a 256 KiB body would exceed Temporal's 2 MB payload limit).
+      const input: EventInput = {
+        tenantId,
+        event: envelope,
+        deliveries: deliveries.map(({ event: _e, ...d }) => d),
+        skipped,
+      };
       try {
         await client.workflow.start(EVENT_WORKFLOW, {
           workflowId: handle.workflowId,
@@ -140,17 +185,8 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
         const first = await handle.result();
         return c.json(publicRecord(first), 202);
       }
-      return c.json(
-        publicRecord({
-          eventId,
-          type: body.type,
-          occurredAt,
-          body: envelope.body,
-          deliveries: deliveries.map((d) => ({ id: d.deliveryId, endpointId: d.endpointId })),
-          skipped,
-        }),
-        202,
-      );
+      // The event workflow ends once every delivery is started: the ids answered are readable.
+      return c.json(publicRecord(await handle.result()), 202);
     },
   );
 
@@ -159,8 +195,20 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
       method: 'get',
       path: '/',
       summary: "The tenant's events, newest first, delivered or not (read back what was missed)",
-      request: { query: z.object({ type: z.string().max(128).optional(), limit: z.coerce.number().int().min(1).max(500).default(100) }) },
-      responses: { 200: { description: 'Events', content: { 'application/json': { schema: z.object({ data: z.array(z.object({}).passthrough()) }) } } } },
+      request: {
+        query: z.object({
+          type: z.string().max(128).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'Events',
+          content: {
+            'application/json': { schema: z.object({ data: z.array(z.object({}).passthrough()) }) },
+          },
+        },
+      },
     }),
     async (c) => {
       const tenantId = c.get('tenantId');
@@ -170,7 +218,11 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
       const data: Array<Record<string, unknown>> = [];
       for await (const wf of client.workflow.list({ query, pageSize: limit })) {
         const eventId = wf.typedSearchAttributes.get(SA_EVENT_ID);
-        data.push({ eventId, type: wf.typedSearchAttributes.get(SA_EVENT_TYPE), createdAt: wf.startTime.toISOString() });
+        data.push({
+          eventId,
+          type: wf.typedSearchAttributes.get(SA_EVENT_TYPE),
+          createdAt: wf.startTime.toISOString(),
+        });
         if (data.length >= limit) break;
       }
       return c.json({ data }, 200);
@@ -182,8 +234,22 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
       method: 'get',
       path: '/{eventId}',
       summary: 'One event: type, time, body and its deliveries',
-      request: { params: z.object({ eventId: z.string().min(1).max(128).regex(/^[A-Za-z0-9_.:-]+$/) }) },
-      responses: { 200: { description: 'The event', content: { 'application/json': { schema: z.object({}).passthrough() } } }, 404: problemResponse('No such event') },
+      request: {
+        params: z.object({
+          eventId: z
+            .string()
+            .min(1)
+            .max(128)
+            .regex(/^[A-Za-z0-9_.:-]+$/),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'The event',
+          content: { 'application/json': { schema: z.object({}).passthrough() } },
+        },
+        404: problemResponse('No such event'),
+      },
     }),
     async (c) => {
       const handle = client.workflow.getHandle<() => Promise<EventRecord>>(
@@ -203,5 +269,11 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
 }
 
 function publicRecord(r: EventRecord) {
-  return { eventId: r.eventId, type: r.type, occurredAt: r.occurredAt, deliveries: r.deliveries, skipped: r.skipped };
+  return {
+    eventId: r.eventId,
+    type: r.type,
+    occurredAt: r.occurredAt,
+    deliveries: r.deliveries,
+    skipped: r.skipped,
+  };
 }
