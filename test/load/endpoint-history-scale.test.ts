@@ -28,13 +28,17 @@ describe('endpoint history under load (scale discipline)', () => {
       .toBeGreaterThan(0);
     const before = (await handle.describe()).historyLength;
 
+    const t0 = Date.now();
     await publishBound(w.client, tq, endpointId, 'standard', n, { concurrency: 32, tag: 's' });
     await expect
       .poll(() => countDeliveries(w.client, endpointId, 'succeeded'), { timeout: 600_000, interval: 2000 })
       .toBe(n);
     const after = (await handle.describe()).historyLength;
+    // Recorded in BENCHMARKS.md.
+    console.log(`[scale] ${n} deliveries succeeded; endpoint history ${before} -> ${after} events`);
     // Deliveries read the endpoint by cached query and report nothing on success.
     expect(after - before).toBeLessThanOrEqual(5);
     expect(receiver.requests.filter((r) => r.path === '/busy')).toHaveLength(n);
+    console.log(`[scale] published and delivered in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
   }, 900_000);
 });
