@@ -72,7 +72,8 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     expect(r.deliveries).toHaveLength(1);
     return r.deliveries[0]!.id;
   };
-  const getDelivery = (tenant: TenantSession, id: string) => json<Delivery>(tenant.call('GET', `/v1/deliveries/${id}`), 200);
+  const getDelivery = (tenant: TenantSession, id: string) =>
+    json<Delivery>(tenant.call('GET', `/v1/deliveries/${id}`), 200);
   const statusOf = async (tenant: TenantSession, id: string) => (await getDelivery(tenant, id)).status;
 
   beforeAll(async () => {
@@ -96,13 +97,27 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     const tenant = await newTenant(app);
     const other = await newTenant(app, 'Other');
     statusFor.set('/rh', 500);
-    const rh = await createEndpoint(tenant, '/rh', 'railhook', ['flow.*'], { maxAttempts: 2, retryDelays: [1], timeoutSeconds: 5 });
+    const rh = await createEndpoint(tenant, '/rh', 'railhook', ['flow.*'], {
+      maxAttempts: 2,
+      retryDelays: [1],
+      timeoutSeconds: 5,
+    });
 
     // --- the log: a failing delivery becomes a dead letter --------------------------------
     const id = await publish(tenant, 'flow.created', { n: 1 });
-    type DeadLetter = { id: string; endpointId: string; eventType: string; attemptCount: number; lastError: string | null; retryable: boolean };
-    const deadLetters = async () => (await json<{ data: DeadLetter[] }>(tenant.call('GET', '/v1/dead-letters'), 200)).data;
-    await expect.poll(async () => (await deadLetters()).map((d) => d.id), { timeout: 60_000, interval: 500 }).toContain(id);
+    type DeadLetter = {
+      id: string;
+      endpointId: string;
+      eventType: string;
+      attemptCount: number;
+      lastError: string | null;
+      retryable: boolean;
+    };
+    const deadLetters = async () =>
+      (await json<{ data: DeadLetter[] }>(tenant.call('GET', '/v1/dead-letters'), 200)).data;
+    await expect
+      .poll(async () => (await deadLetters()).map((d) => d.id), { timeout: 60_000, interval: 500 })
+      .toContain(id);
     expect((await deadLetters()).find((d) => d.id === id)).toMatchObject({
       endpointId: rh,
       eventType: 'flow.created',
@@ -112,7 +127,13 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     });
 
     const d = await getDelivery(tenant, id);
-    expect(d).toMatchObject({ status: 'exhausted', endpointId: rh, eventType: 'flow.created', attemptCount: 2, responseCode: 500 });
+    expect(d).toMatchObject({
+      status: 'exhausted',
+      endpointId: rh,
+      eventType: 'flow.created',
+      attemptCount: 2,
+      responseCode: 500,
+    });
     expect(JSON.parse(d.body!)).toMatchObject({ type: 'flow.created', data: { n: 1 } });
     expect(d.attempts.map((a) => a.attempt)).toEqual([2, 1]);
     expect(Date.parse(d.attempts[0]!.startedAt)).toBeGreaterThanOrEqual(Date.parse(d.attempts[1]!.startedAt));
@@ -127,11 +148,19 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
       200,
     );
     expect(filtered.data).toEqual([expect.objectContaining({ id, status: 'exhausted' })]);
-    expect((await json<Problem>(other.call('GET', `/v1/deliveries/${id}`), 404)).code).toBe('delivery_not_found');
-    expect((await json<Problem>(other.call('POST', `/v1/dead-letters/${id}/retry`), 404)).code).toBe('delivery_not_found');
+    expect((await json<Problem>(other.call('GET', `/v1/deliveries/${id}`), 404)).code).toBe(
+      'delivery_not_found',
+    );
+    expect((await json<Problem>(other.call('POST', `/v1/dead-letters/${id}/retry`), 404)).code).toBe(
+      'delivery_not_found',
+    );
     expect((await json<{ data: unknown[] }>(other.call('GET', '/v1/deliveries'), 200)).data).toEqual([]);
-    expect((await json<Problem>(tenant.call('GET', '/v1/deliveries/dlv_doesNotExist'), 404)).code).toBe('delivery_not_found');
-    expect((await json<Problem>(tenant.call('GET', '/v1/deliveries/nope'), 400)).code).toBe('validation_failed');
+    expect((await json<Problem>(tenant.call('GET', '/v1/deliveries/dlv_doesNotExist'), 404)).code).toBe(
+      'delivery_not_found',
+    );
+    expect((await json<Problem>(tenant.call('GET', '/v1/deliveries/nope'), 400)).code).toBe(
+      'validation_failed',
+    );
 
     // --- dead-letter retry: same delivery, 3 more attempts, first one at once -------------
     statusFor.set('/rh', 200);
@@ -145,7 +174,9 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     expect(rhRequests).toHaveLength(3);
     expect(new Set(rhRequests.map((r) => r.headers['webhook-id'])).size).toBe(1);
     expect(new Set(rhRequests.map((r) => r.headers['idempotency-key'])).size).toBe(1);
-    expect((await json<Problem>(tenant.call('POST', `/v1/dead-letters/${id}/retry`), 409)).code).toBe('not_a_dead_letter');
+    expect((await json<Problem>(tenant.call('POST', `/v1/dead-letters/${id}/retry`), 409)).code).toBe(
+      'not_a_dead_letter',
+    );
     const bulk = await json<{ retried: string[]; failed: Array<{ id: string; code: string }> }>(
       tenant.call('POST', '/v1/dead-letters/retry', { ids: [id, 'dlv_unknown'] }),
       202,
@@ -157,7 +188,9 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
         { id: 'dlv_unknown', code: 'delivery_not_found' },
       ]),
     );
-    expect((await json<Problem>(tenant.call('POST', '/v1/dead-letters/retry', { ids: [] }), 400)).code).toBe('validation_failed');
+    expect((await json<Problem>(tenant.call('POST', '/v1/dead-letters/retry', { ids: [] }), 400)).code).toBe(
+      'validation_failed',
+    );
 
     // --- replay one: a new round of the finished delivery, same webhook-id ----------------
     const replayed = await json<Delivery>(tenant.call('POST', `/v1/replay/deliveries/${id}`), 202);
@@ -165,24 +198,44 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     await expect.poll(() => sent('/rh'), { timeout: 30_000 }).toBe(4);
     await expect.poll(() => statusOf(tenant, id), { timeout: 30_000 }).toBe('succeeded');
     const log = await getDelivery(tenant, id);
-    expect(log.attempts.map((a) => `${a.round}:${a.attempt}:${a.httpStatus}`)).toEqual(['2:1:200', '1:3:200', '1:2:500', '1:1:500']);
-    expect(receiver.requests.filter((r) => r.path === '/rh')[3]!.headers['webhook-id']).toBe(rhRequests[0]!.headers['webhook-id']);
+    expect(log.attempts.map((a) => `${a.round}:${a.attempt}:${a.httpStatus}`)).toEqual([
+      '2:1:200',
+      '1:3:200',
+      '1:2:500',
+      '1:1:500',
+    ]);
+    expect(receiver.requests.filter((r) => r.path === '/rh')[3]!.headers['webhook-id']).toBe(
+      rhRequests[0]!.headers['webhook-id'],
+    );
 
     // A delivery waiting for its next scheduled attempt is pending: replay answers 409.
     statusFor.set('/slow', 500);
-    await createEndpoint(tenant, '/slow', 'railhook', ['slow.*'], { maxAttempts: 3, retryDelays: [600], timeoutSeconds: 5 });
+    await createEndpoint(tenant, '/slow', 'railhook', ['slow.*'], {
+      maxAttempts: 3,
+      retryDelays: [600],
+      timeoutSeconds: 5,
+    });
     const slow = await publish(tenant, 'slow.created', { n: 2 });
     await expect
-      .poll(async () => {
-        const s = await getDelivery(tenant, slow);
-        return `${s.status}:${s.attemptCount}:${s.nextAttemptAt !== undefined}`;
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const s = await getDelivery(tenant, slow);
+          return `${s.status}:${s.attemptCount}:${s.nextAttemptAt !== undefined}`;
+        },
+        { timeout: 30_000 },
+      )
       .toBe('pending:1:true');
-    expect((await json<Problem>(tenant.call('POST', `/v1/replay/deliveries/${slow}`), 409)).code).toBe('delivery_in_progress');
+    expect((await json<Problem>(tenant.call('POST', `/v1/replay/deliveries/${slow}`), 409)).code).toBe(
+      'delivery_in_progress',
+    );
 
     // Dong Tien: 5 failed attempts in a row suspend the endpoint; its dead letter is blocked.
     statusFor.set('/dt', 500);
-    const dt = await createEndpoint(tenant, '/dt', 'dongtien', ['dt.*'], { maxAttempts: 5, retryDelays: [1], timeoutSeconds: 5 });
+    const dt = await createEndpoint(tenant, '/dt', 'dongtien', ['dt.*'], {
+      maxAttempts: 5,
+      retryDelays: [1],
+      timeoutSeconds: 5,
+    });
     const blockedId = await publish(tenant, 'dt.created', { n: 3 });
     // Another dead letter on the healthy Railhook endpoint: ready.
     statusFor.set('/rh', 500);
@@ -190,18 +243,33 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     await expect.poll(() => statusOf(tenant, readyId), { timeout: 60_000 }).toBe('exhausted');
     await expect.poll(() => statusOf(tenant, blockedId), { timeout: 60_000 }).toBe('exhausted');
     await expect
-      .poll(async () => (await json<{ health: { status: string } }>(tenant.call('GET', `/v1/endpoints/${dt}`), 200)).health.status, {
-        timeout: 30_000,
-      })
+      .poll(
+        async () =>
+          (await json<{ health: { status: string } }>(tenant.call('GET', `/v1/endpoints/${dt}`), 200)).health
+            .status,
+        {
+          timeout: 30_000,
+        },
+      )
       .toBe('suspended');
 
-    type Preview = Record<'blocked' | 'waiting' | 'ready', Array<{ id: string; reason?: string; lastError: string | null }>>;
+    type Preview = Record<
+      'blocked' | 'waiting' | 'ready',
+      Array<{ id: string; reason?: string; lastError: string | null }>
+    >;
     const preview = () => json<Preview>(tenant.call('GET', '/v1/replay/failures/preview'), 200);
     await expect
-      .poll(async () => {
-        const p = await preview();
-        return { blocked: p.blocked.map((x) => x.id), waiting: p.waiting.map((x) => x.id), ready: p.ready.map((x) => x.id) };
-      }, { timeout: 30_000, interval: 500 })
+      .poll(
+        async () => {
+          const p = await preview();
+          return {
+            blocked: p.blocked.map((x) => x.id),
+            waiting: p.waiting.map((x) => x.id),
+            ready: p.ready.map((x) => x.id),
+          };
+        },
+        { timeout: 30_000, interval: 500 },
+      )
       .toEqual({ blocked: [blockedId], waiting: [slow], ready: [readyId] });
     const p = await preview();
     expect(p.blocked[0]).toMatchObject({ reason: 'endpoint_suspended', lastError: 'http_500' });
@@ -222,18 +290,30 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
   it('R-LOG R-SMENGO-LOG: the recent view holds the 25 newest deliveries with code, attempts and body', async () => {
     const tenant = await newTenant(app);
     statusFor.set('/recent', 200);
-    await createEndpoint(tenant, '/recent', 'smengo', ['recent.*'], { maxAttempts: 3, retryDelays: [1], timeoutSeconds: 5 });
-    const oldest = [await publish(tenant, 'recent.old', { i: -2 }), await publish(tenant, 'recent.old', { i: -1 })];
+    await createEndpoint(tenant, '/recent', 'smengo', ['recent.*'], {
+      maxAttempts: 3,
+      retryDelays: [1],
+      timeoutSeconds: 5,
+    });
+    const oldest = [
+      await publish(tenant, 'recent.old', { i: -2 }),
+      await publish(tenant, 'recent.old', { i: -1 }),
+    ];
     await expect.poll(() => sent('/recent'), { timeout: 30_000 }).toBe(2);
     await delay(50);
     const newer: string[] = [];
     for (let i = 0; i < 25; i += 5)
-      newer.push(...(await Promise.all([0, 1, 2, 3, 4].map((k) => publish(tenant, 'recent.new', { i: i + k })))));
+      newer.push(
+        ...(await Promise.all([0, 1, 2, 3, 4].map((k) => publish(tenant, 'recent.new', { i: i + k })))),
+      );
     await expect.poll(() => sent('/recent'), { timeout: 60_000 }).toBe(27);
 
     const recent = () => json<{ data: Delivery[] }>(tenant.call('GET', '/v1/deliveries/recent'), 200);
     await expect
-      .poll(async () => (await recent()).data.filter((x) => x.status === 'succeeded').length, { timeout: 30_000, interval: 500 })
+      .poll(async () => (await recent()).data.filter((x) => x.status === 'succeeded').length, {
+        timeout: 30_000,
+        interval: 500,
+      })
       .toBe(25);
     const { data } = await recent();
     expect(new Set(data.map((x) => x.id))).toEqual(new Set(newer));
@@ -241,35 +321,61 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     const times = data.map((x) => Date.parse(x.createdAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
     for (const x of data) {
-      expect(x).toMatchObject({ eventType: 'recent.new', responseCode: 200, attemptCount: 1, status: 'succeeded' });
+      expect(x).toMatchObject({
+        eventType: 'recent.new',
+        responseCode: 200,
+        attemptCount: 1,
+        status: 'succeeded',
+      });
       expect(x.attempts).toHaveLength(1);
       expect(JSON.parse(x.body!)).toMatchObject({ type: 'recent.new', data: { i: expect.any(Number) } });
     }
 
-    const list = await json<{ data: Array<{ id: string; createdAt: string }> }>(tenant.call('GET', '/v1/deliveries?limit=5'), 200);
+    const list = await json<{ data: Array<{ id: string; createdAt: string }> }>(
+      tenant.call('GET', '/v1/deliveries?limit=5'),
+      200,
+    );
     expect(list.data.map((x) => x.id)).toEqual(data.slice(0, 5).map((x) => x.id));
     const old = await json<{ data: Array<{ id: string }> }>(
-      tenant.call('GET', `/v1/deliveries?eventType=recent.old&until=${encodeURIComponent(new Date().toISOString())}`),
+      tenant.call(
+        'GET',
+        `/v1/deliveries?eventType=recent.old&until=${encodeURIComponent(new Date().toISOString())}`,
+      ),
       200,
     );
     expect(new Set(old.data.map((x) => x.id))).toEqual(new Set(oldest));
     // Smengo offers no manual retry: its deliveries close at once.
-    expect((await json<Problem>(tenant.call('POST', `/v1/dead-letters/${newer[0]}/retry`), 409)).code).toBe('not_retryable');
+    expect((await json<Problem>(tenant.call('POST', `/v1/dead-letters/${newer[0]}/retry`), 409)).code).toBe(
+      'not_retryable',
+    );
   });
 
   it('R-BIRD-REPLAY: a window replay answers 202 with no body and sends each failed delivery exactly once more; 20 per day', async () => {
     const tenant = await newTenant(app);
-    const bird = await createEndpoint(tenant, '/bird', 'bird', ['bird.*'], { maxAttempts: 2, retryDelays: [1], timeoutSeconds: 5 });
-    const failing = [await publish(tenant, 'bird.fail', { n: 1 }), await publish(tenant, 'bird.fail', { n: 2 })];
+    const bird = await createEndpoint(tenant, '/bird', 'bird', ['bird.*'], {
+      maxAttempts: 2,
+      retryDelays: [1],
+      timeoutSeconds: 5,
+    });
+    const failing = [
+      await publish(tenant, 'bird.fail', { n: 1 }),
+      await publish(tenant, 'bird.fail', { n: 2 }),
+    ];
     const ok = await publish(tenant, 'bird.ok', { n: 3 });
-    for (const id of failing) await expect.poll(() => statusOf(tenant, id), { timeout: 60_000 }).toBe('exhausted');
+    for (const id of failing)
+      await expect.poll(() => statusOf(tenant, id), { timeout: 60_000 }).toBe('exhausted');
     await expect.poll(() => statusOf(tenant, ok), { timeout: 30_000 }).toBe('succeeded');
     expect(sent('/bird')).toBe(5);
     // The window job finds its deliveries through visibility: let the statuses be indexed.
     await expect
       .poll(
         async () =>
-          (await json<{ data: unknown[] }>(tenant.call('GET', `/v1/deliveries?endpointId=${bird}&status=exhausted`), 200)).data.length,
+          (
+            await json<{ data: unknown[] }>(
+              tenant.call('GET', `/v1/deliveries?endpointId=${bird}&status=exhausted`),
+              200,
+            )
+          ).data.length,
         { timeout: 30_000 },
       )
       .toBe(2);
@@ -290,7 +396,8 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     await expect.poll(() => sent('/bird'), { timeout: 30_000 }).toBe(7);
     await delay(2000);
     expect(sent('/bird')).toBe(7);
-    const byEvent = (id: string) => receiver.requests.filter((r) => r.path === '/bird' && r.headers['webhook-id'] === id).length;
+    const byEvent = (id: string) =>
+      receiver.requests.filter((r) => r.path === '/bird' && r.headers['webhook-id'] === id).length;
     for (const id of failing) {
       const s = await getDelivery(tenant, id);
       expect(byEvent(s.eventId)).toBe(3);
@@ -314,7 +421,8 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
     expect(((await refused.json()) as Problem).code).toBe('WebhookReplayQuotaExceeded');
     expect(
-      (await json<Problem>(tenant.call('POST', '/v1/replay/window', { endpointId: 'ep_doesnotexist' }), 404)).code,
+      (await json<Problem>(tenant.call('POST', '/v1/replay/window', { endpointId: 'ep_doesnotexist' }), 404))
+        .code,
     ).toBe('endpoint_not_found');
   });
 });
