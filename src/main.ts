@@ -1,6 +1,7 @@
 // `npm start`: the embedded default. A Temporal dev server persisted to SQLite (unless
 // TEMPORAL_ADDRESS names a cluster), one worker and the API, in one process tree that
 // stops cleanly on Ctrl-C.
+import { msToTs } from '@temporalio/common/lib/time.js';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { ensureDevServer } from '../scripts/ensure-servers.mjs';
@@ -50,6 +51,13 @@ async function main() {
     config.TEMPORAL_NAMESPACE,
     dataConverterFor(config),
   );
+  if (devServer) {
+    // R-LOG: deliveries and their attempts are kept 30 days; the dev server's default is 1 day.
+    await clientConnection.workflowService.updateNamespace({
+      namespace: config.TEMPORAL_NAMESPACE,
+      config: { workflowExecutionRetentionTtl: msToTs('30 days') },
+    });
+  }
   const workerConnection = await NativeConnection.connect({ address });
   const { worker, close: closeActivities } = await createHeraldWorker({ connection: workerConnection, config, client });
   const api = startApi(client, config);

@@ -88,6 +88,12 @@ describe('npm start: the embedded default (foundation)', () => {
       await connection.close();
     }
 
+    // R-LOG: the embedded namespace keeps history 30 days.
+    const c2 = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
+    const ns = await c2.workflowService.describeNamespace({ namespace: 'default' });
+    expect(Number(ns.config?.workflowExecutionRetentionTtl?.seconds)).toBe(30 * 24 * 3600);
+    await c2.close();
+
     const exitCode = await herald.interrupt();
     expect(exitCode, herald.output).toBe(0);
     expect(await portOpen(temporalPort)).toBe(false);
