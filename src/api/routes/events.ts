@@ -59,7 +59,7 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
   const heldCount = async (endpointId: string) => {
     const r = await client.workflowService.countWorkflowExecutions({
       namespace: client.options.namespace,
-      query: `WorkflowType = ${lit(DELIVERY_WORKFLOW)} AND HeraldEndpoint = ${lit(endpointId)} AND HeraldStatus = 'pending'`,
+      query: `WorkflowType = ${lit(DELIVERY_WORKFLOW)} AND HeraldEndpoint = ${lit(endpointId)} AND HeraldStatus IN ('pending', 'processing')`,
     });
     return Number(r.count ?? 0);
   };
