@@ -1,5 +1,6 @@
 import type { HealthState } from '../health/types.js';
 import type { DeliveryPolicy } from '../policy/policy.js';
+import type { ForwardRequest } from './source-types.js';
 
 /** R-STATUS. */
 export type DeliveryStatus = 'pending' | 'processing' | 'succeeded' | 'failed' | 'exhausted' | 'dead';
@@ -18,6 +19,11 @@ export interface EventEnvelope {
 export interface DeliveryTarget {
   url: string;
   secrets: string[];
+  /**
+   * R-RH-INBOUND: a forward of a received request. The body goes out byte-for-byte with
+   * the original headers (hop-by-hop ones dropped) and no Herald signature.
+   */
+  forward?: ForwardRequest;
 }
 
 export interface DeliveryInput {
