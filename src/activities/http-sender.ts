@@ -5,6 +5,7 @@ import { isForbiddenAddress, type Cidr } from '../policy/address.js';
 import { checkEndpointUrl } from '../policy/url-check.js';
 import type { SendRequest, SendResult } from '../shared/delivery-types.js';
 import { standardWebhookHeaders } from '../signing/standard-webhooks.js';
+import { forwardBodyBytes, forwardHeaderList } from '../inbound/forward-request.js';
 import { errorCodeFor } from './error-codes.js';
 import type { PinnedDispatchers } from './pinned-dispatcher.js';
 
@@ -74,7 +75,11 @@ export function createHttpSender(deps: HttpSenderDeps) {
     if (isForbiddenAddress(address, deps.allowAddresses)) return done({ code: 'private_address', notSent: true });
 
     const timestamp = Math.floor(deps.now().getTime() / 1000);
-    const headers: Record<string, string> = {
+    // R-RH-INBOUND: a forward keeps the sender's headers and bytes and is not re-signed.
+    const forward = req.target.forward;
+    const headers: Record<string, string> | string[] = forward
+      ? forwardHeaderList(forward, req.deliveryIdHeader, req.deliveryId, req.attempt)
+      : {
       'content-type': 'application/json',
       'user-agent': deps.userAgent ?? 'Herald-Webhooks/0.1',
       ...standardWebhookHeaders({
@@ -91,7 +96,7 @@ export function createHttpSender(deps: HttpSenderDeps) {
       const res = await request(url, {
         method: 'POST',
         headers,
-        body: req.event.body,
+        body: forward ? forwardBodyBytes(req.event.body, forward.bodyEncoding) : req.event.body,
         dispatcher: deps.dispatchers.get(hostname, address, family),
         signal: abort,
         headersTimeout: timeoutMs,
