@@ -12,6 +12,10 @@ import { endpointsRouter } from './routes/endpoints.js';
 import { eventsRouter } from './routes/events.js';
 import { replayRouter } from './routes/replay.js';
 import { codecRouter } from './routes/codec.js';
+import { forwardsRouter } from './routes/forwards.js';
+import { ingestRouter } from './routes/ingest.js';
+import { sourcesRouter } from './routes/sources.js';
+import { SourceCache } from '../inbound/source-cache.js';
 import { dataConverterFor } from '../temporal/data-converter.js';
 
 export interface AppDeps {
@@ -36,6 +40,9 @@ export function createApp(deps: AppDeps) {
   if (codec && deps.config.HERALD_CODEC_ENDPOINT)
     app.route('/codec', codecRouter(codec, deps.config.HERALD_CODEC_CORS_ORIGINS));
   app.route('/v1/admin', adminRouter(routerDeps));
+  // R-RH-INBOUND: public ingest URLs (no API key) read sources through a ~1 s cache.
+  const sources = new SourceCache(deps.client);
+  app.route('/in', ingestRouter({ ...routerDeps, sources }));
 
   const tenant = new OpenAPIHono<TenantEnv>();
   tenant.use('*', tenantAuth(directory));
@@ -44,6 +51,8 @@ export function createApp(deps: AppDeps) {
   tenant.route('/deliveries', deliveriesRouter(routerDeps));
   tenant.route('/dead-letters', deadLettersRouter(routerDeps));
   tenant.route('/replay', replayRouter(routerDeps));
+  tenant.route('/sources', sourcesRouter({ ...routerDeps, sources }));
+  tenant.route('/forwards', forwardsRouter({ ...routerDeps, sources }));
   app.route('/v1', tenant);
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });

@@ -5,3 +5,7 @@ export const TENANT_WORKFLOW = 'tenantWorkflow';
 export const EVENT_WORKFLOW = 'eventWorkflow';
 /** R-BIRD-REPLAY: the background job behind a window replay (ids `rw_<random>`). */
 export const REPLAY_WINDOW_WORKFLOW = 'replayWindowWorkflow';
+/** R-RH-INBOUND: an inbound source's configuration (id `src_<random>`). */
+export const SOURCE_WORKFLOW = 'sourceWorkflow';
+/** R-RH-INBOUND: one received request to one destination; runs deliveryWorkflow's code (ids `fwd_<random>`). */
+export const FORWARD_WORKFLOW = 'forwardWorkflow';

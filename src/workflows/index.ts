@@ -4,3 +4,7 @@ export { endpointWorkflow } from './endpoint.js';
 export { tenantWorkflow } from './tenant.js';
 export { eventWorkflow } from './event.js';
 export { replayWindowWorkflow } from './replay-window.js';
+export { sourceWorkflow } from './source.js';
+// R-RH-INBOUND: a forward is the delivery workflow itself under its own type name, so
+// visibility tells forwards from outbound deliveries (their lists, dead letters, replay).
+export { deliveryWorkflow as forwardWorkflow } from './delivery.js';

@@ -1,0 +1,359 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
+import type { Config } from '../../config.js';
+import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
+import { forwardBodyBytes, forwardableHeaders } from '../../inbound/forward-request.js';
+import {
+  DESTINATION_ID,
+  FORWARD_ID,
+  SOURCE_ID,
+  forwardInput,
+  retryForwardId,
+  startForward,
+} from '../../inbound/forwards.js';
+import type { SourceCache } from '../../inbound/source-cache.js';
+import type { DeliveryInput, DeliveryStatus } from '../../shared/delivery-types.js';
+import { FORWARD_WORKFLOW } from '../../shared/names.js';
+import { SA_TENANT } from '../../shared/search-attributes.js';
+import type { TenantEnv } from '../auth.js';
+import { lit } from '../directory.js';
+import { problemResponse, router } from '../openapi.js';
+import { fail } from '../problem.js';
+import {
+  DELIVERY_STATUSES,
+  attemptCount,
+  deliveryState,
+  lastError,
+  mapLimit,
+  newestDeliveries,
+  presentState,
+  refOf,
+  statusIn,
+  type DeliveryRef,
+} from './deliveries.js';
+
+/** "Undelivered forwards" (Railhook's forward dead-letter list): forwards that gave up. */
+const UNDELIVERED: DeliveryStatus[] = ['exhausted', 'failed'];
+
+const forwardRowSchema = z
+  .object({
+    id: z.string(),
+    sourceId: z.string(),
+    destinationId: z.string(),
+    requestId: z.string(),
+    status: z.string(),
+    createdAt: z.string(),
+  })
+  .openapi('ForwardRow');
+
+const undeliveredSchema = forwardRowSchema
+  .extend({
+    attemptCount: z.number(),
+    lastError: z.string().nullable(),
+    /** The forward a retry already made from this one; retrying again answers 409. */
+    retriedAs: z.string().nullable(),
+  })
+  .openapi('UndeliveredForward');
+
+const bodySchema = z.object({
+  /** `utf8`: `body` is the text; `base64`: the bytes were not UTF-8. */
+  encoding: z.enum(['utf8', 'base64']),
+  body: z.string(),
+});
+
+const forwardSchema = z
+  .object({
+    id: z.string(),
+    sourceId: z.string(),
+    destinationId: z.string(),
+    requestId: z.string(),
+    status: z.string(),
+    createdAt: z.string(),
+    retryOf: z.string().optional(),
+    url: z.string(),
+    original: bodySchema.extend({
+      receivedAt: z.string(),
+      headers: z.array(z.tuple([z.string(), z.string()])),
+    }),
+    forwarded: bodySchema.extend({
+      headers: z.array(z.tuple([z.string(), z.string()])),
+      /** Set when a transformation rewrites the body at send time (R-RH-TRANSFORM). */
+      transformation: z.string().optional(),
+    }),
+    attemptCount: z.number(),
+    attemptBudget: z.number(),
+    lastError: z.string().optional(),
+    nextAttemptAt: z.string().optional(),
+    attempts: z.array(z.object({}).passthrough()),
+  })
+  .openapi('Forward');
+
+const forwardParams = z.object({ id: z.string().max(64) });
+
+const rowOf = (r: DeliveryRef) => ({
+  id: r.id,
+  sourceId: r.eventType,
+  destinationId: r.endpointId,
+  requestId: r.eventId,
+  status: r.status,
+  createdAt: r.createdAt,
+});
+
+function forwardsQuery(tenantId: string, ...extra: Array<string | undefined>) {
+  return [`WorkflowType = ${lit(FORWARD_WORKFLOW)}`, `HeraldTenant = ${lit(tenantId)}`, ...extra]
+    .filter((s): s is string => !!s)
+    .join(' AND ');
+}
+
+/** The forward's input (original request and body), read from its first history event. */
+async function forwardInputOf(client: Client, id: string): Promise<DeliveryInput | undefined> {
+  const history = await client.workflow.getHandle(id).fetchHistory();
+  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
+  const [input] = await decodeArrayFromPayloads(client.options.loadedDataConverter, started?.input?.payloads);
+  return input as DeliveryInput | undefined;
+}
+
+async function exists(client: Client, id: string): Promise<boolean> {
+  try {
+    await client.workflow.getHandle(id).describe();
+    return true;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return false;
+    throw err;
+  }
+}
+
+/** R-RH-INBOUND: the forward log, its dead letters ("undelivered forwards") and their retry. */
+export function forwardsRouter(deps: { client: Client; config: Config; sources: SourceCache }) {
+  const app = router<TenantEnv>();
+  const { client, config, sources } = deps;
+  const resolve = createPolicyResolver(config);
+
+  const owned = async (tenantId: string, id: string) => {
+    if (!FORWARD_ID.test(id)) fail(404, 'forward_not_found', 'No such forward');
+    let d: WorkflowExecutionDescription;
+    try {
+      d = await client.workflow.getHandle(id).describe();
+    } catch (err) {
+      if (err instanceof WorkflowNotFoundError) fail(404, 'forward_not_found', 'No such forward');
+      throw err;
+    }
+    if (d.type !== FORWARD_WORKFLOW || d.typedSearchAttributes.get(SA_TENANT) !== tenantId)
+      fail(404, 'forward_not_found', 'No such forward');
+    return refOf(d);
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/',
+      summary: 'Forwards of received webhooks, newest first, by source, destination and status',
+      request: {
+        query: z.object({
+          sourceId: z.string().regex(SOURCE_ID, 'a source id').optional(),
+          destinationId: z.string().regex(DESTINATION_ID, 'a destination id').optional(),
+          status: z.enum(DELIVERY_STATUSES as [DeliveryStatus, ...DeliveryStatus[]]).optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'Forwards',
+          content: { 'application/json': { schema: z.object({ data: z.array(forwardRowSchema) }) } },
+        },
+        400: problemResponse('Invalid filter'),
+      },
+    }),
+    async (c) => {
+      const q = c.req.valid('query');
+      const query = forwardsQuery(
+        c.get('tenantId'),
+        q.sourceId && `HeraldEventType = ${lit(q.sourceId)}`,
+        q.destinationId && `HeraldEndpoint = ${lit(q.destinationId)}`,
+        q.status && `HeraldStatus = ${lit(q.status)}`,
+      );
+      const refs = await newestDeliveries(client, query, q.limit);
+      return c.json({ data: refs.map(rowOf) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/dead-letters',
+      summary: 'Undelivered forwards (exhausted or failed), newest first, with attempt count and last error',
+      request: {
+        query: z.object({
+          sourceId: z.string().regex(SOURCE_ID, 'a source id').optional(),
+          limit: z.coerce.number().int().min(1).max(500).default(100),
+        }),
+      },
+      responses: {
+        200: {
+          description: 'Undelivered forwards',
+          content: { 'application/json': { schema: z.object({ data: z.array(undeliveredSchema) }) } },
+        },
+        400: problemResponse('Invalid filter'),
+      },
+    }),
+    async (c) => {
+      const { sourceId, limit } = c.req.valid('query');
+      const query = forwardsQuery(
+        c.get('tenantId'),
+        statusIn(UNDELIVERED),
+        sourceId && `HeraldEventType = ${lit(sourceId)}`,
+      );
+      const refs = await newestDeliveries(client, query, limit);
+      const rows = await mapLimit(refs, 16, async (ref) => {
+        const [s, retried] = await Promise.all([
+          deliveryState(client, ref.id),
+          exists(client, retryForwardId(ref.id)),
+        ]);
+        if (!s || !UNDELIVERED.includes(s.status)) return undefined;
+        return {
+          ...rowOf(ref),
+          status: s.status,
+          attemptCount: attemptCount(s),
+          lastError: lastError(s) ?? null,
+          retriedAs: retried ? retryForwardId(ref.id) : null,
+        };
+      });
+      return c.json({ data: rows.filter((r) => r !== undefined) }, 200);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/dead-letters/{id}/retry',
+      summary:
+        'Retry an undelivered forward: a new forward of the same request to the same destination, from attempt 1',
+      request: { params: forwardParams },
+      responses: {
+        202: {
+          description: 'The new forward',
+          content: {
+            'application/json': {
+              schema: z.object({
+                id: z.string(),
+                retryOf: z.string(),
+                destinationId: z.string(),
+                status: z.string(),
+              }),
+            },
+          },
+        },
+        404: problemResponse('No such forward'),
+        409: problemResponse('Not undelivered, already retried, or the destination is gone'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const { id } = c.req.valid('param');
+      const ref = await owned(tenantId, id);
+      const state = await deliveryState(client, id);
+      if (!state || !UNDELIVERED.includes(state.status))
+        fail(
+          409,
+          'not_a_dead_letter',
+          'This forward is not undelivered',
+          `It is ${state?.status ?? 'unknown'}.`,
+        );
+      const old = await forwardInputOf(client, id);
+      const fwd = old?.target?.forward;
+      if (!old || !fwd) fail(409, 'not_retryable', 'This forward can no longer be retried');
+      // The same destination as it is configured now: Railhook's advice is to fix the URL
+      // or credentials, then retry.
+      sources.drop(fwd.sourceId);
+      const source = await sources.get(fwd.sourceId);
+      const destination = source?.destinations.find((d) => d.destinationId === fwd.destinationId);
+      if (!source || source.tenantId !== tenantId || !destination)
+        fail(409, 'destination_gone', 'The destination of this forward no longer exists');
+      const newId = retryForwardId(id);
+      const input = forwardInput({
+        forwardId: newId,
+        tenantId,
+        destination,
+        policy: resolve('railhook', destination.policy, 'inbound'),
+        request: {
+          sourceId: fwd.sourceId,
+          requestId: fwd.requestId,
+          receivedAt: fwd.receivedAt,
+          headers: fwd.headers,
+          bodyEncoding: fwd.bodyEncoding,
+          retryOf: id,
+        },
+        body: old.event.body,
+        // A new forward: attempt 1 and a fresh 24 h lifetime (R-RH-LIFETIME).
+        createdAt: new Date().toISOString(),
+      });
+      const created = await startForward(client, config.HERALD_TASK_QUEUE, input);
+      if (!created)
+        fail(409, 'already_retried', 'This forward was already retried', `The retry is ${newId}.`, {
+          forwardId: newId,
+        });
+      return c.json(
+        { id: newId, retryOf: ref.id, destinationId: destination.destinationId, status: 'pending' },
+        202,
+      );
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'get',
+      path: '/{id}',
+      summary:
+        'One forward: the original request (headers and body as received), what is forwarded, and its attempts',
+      request: { params: forwardParams },
+      responses: {
+        200: { description: 'The forward', content: { 'application/json': { schema: forwardSchema } } },
+        404: problemResponse('No such forward'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const ref = await owned(tenantId, c.req.valid('param').id);
+      const [s, input] = await Promise.all([deliveryState(client, ref.id), forwardInputOf(client, ref.id)]);
+      const fwd = input?.target?.forward;
+      if (!s || !input || !fwd)
+        fail(404, 'forward_not_found', 'No such forward', 'Its log is past the retention period');
+      const view = presentState(ref, s);
+      const transformation = (input.target as { transformation?: string } | undefined)?.transformation;
+      const original = { encoding: fwd.bodyEncoding, body: input.event.body };
+      // Without a transformation the bytes forwarded are the bytes received.
+      const forwardedBody = forwardBodyBytes(input.event.body, fwd.bodyEncoding);
+      return c.json(
+        {
+          id: ref.id,
+          sourceId: fwd.sourceId,
+          destinationId: fwd.destinationId,
+          requestId: fwd.requestId,
+          status: s.status,
+          createdAt: ref.createdAt,
+          ...(fwd.retryOf ? { retryOf: fwd.retryOf } : {}),
+          url: input.target!.url,
+          original: { ...original, receivedAt: fwd.receivedAt, headers: fwd.headers },
+          forwarded: {
+            encoding: fwd.bodyEncoding,
+            body:
+              fwd.bodyEncoding === 'base64'
+                ? forwardedBody.toString('base64')
+                : forwardedBody.toString('utf8'),
+            headers: forwardableHeaders(fwd.headers),
+            ...(transformation ? { transformation } : {}),
+          },
+          attemptCount: view.attemptCount,
+          attemptBudget: view.attemptBudget,
+          ...(view.lastError ? { lastError: view.lastError } : {}),
+          ...(view.nextAttemptAt ? { nextAttemptAt: view.nextAttemptAt } : {}),
+          attempts: view.attempts,
+        },
+        200,
+      );
+    },
+  );
+
+  return app;
+}

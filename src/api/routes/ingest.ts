@@ -1,0 +1,152 @@
+import { createRoute, z } from '@hono/zod-openapi';
+import type { Client } from '@temporalio/client';
+import type { IncomingMessage } from 'node:http';
+import type { Config } from '../../config.js';
+import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
+import { storeBody } from '../../inbound/forward-request.js';
+import { forwardInput, newForwardId, newRequestId, startForward } from '../../inbound/forwards.js';
+import { headerLookup, verifyInboundSignature } from '../../inbound/signature-verify.js';
+import type { SourceCache } from '../../inbound/source-cache.js';
+import { problemResponse, router } from '../openapi.js';
+import { fail } from '../problem.js';
+
+/**
+ * Reads at most `max` bytes of the body; undefined when it is longer. The sender learns
+ * of an oversized body without Herald buffering all of it.
+ */
+async function readLimited(req: Request, max: number): Promise<Uint8Array | undefined> {
+  if (!req.body) return new Uint8Array(0);
+  const reader = req.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > max) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}
+
+/**
+ * The headers exactly as received: names in their spelling and order, repeats kept apart.
+ * Under @hono/node-server the Node request is at hand; elsewhere (tests calling
+ * `app.request`) the Fetch headers are the best there is.
+ */
+function receivedHeaders(env: unknown, req: Request): Array<[string, string]> {
+  const incoming = (env as { incoming?: IncomingMessage } | undefined)?.incoming;
+  if (incoming?.rawHeaders) {
+    const raw = incoming.rawHeaders;
+    const out: Array<[string, string]> = [];
+    for (let i = 0; i + 1 < raw.length; i += 2) out.push([raw[i]!, raw[i + 1]!]);
+    return out;
+  }
+  return [...req.headers.entries()];
+}
+
+/**
+ * R-RH-INBOUND: `POST /in/{sourceId}`, the public ingest URL. No API key: the unguessable
+ * id and the source's signature check guard it. Answers 202 once every forward has been
+ * durably started in Temporal, 401 for a bad signature, 404 for an unknown source, 413
+ * for a body over the source's limit.
+ */
+export function ingestRouter(deps: { client: Client; config: Config; sources: SourceCache }) {
+  const app = router();
+  const { client, config, sources } = deps;
+  const resolve = createPolicyResolver(config);
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/{sourceId}',
+      summary: 'Receive a webhook on a source: kept byte-for-byte and forwarded to every destination',
+      description:
+        'Public (no API key). Any content type; the body and headers are forwarded as received. ' +
+        'Signed per the source (Standard Webhooks or an HMAC-of-body header) when it says so.',
+      security: [],
+      request: {
+        params: z.object({ sourceId: z.string() }),
+        body: {
+          content: { '*/*': { schema: z.string().openapi({ format: 'binary' }) } },
+          required: false,
+        },
+      },
+      responses: {
+        202: {
+          description: 'Durably accepted; one forward per destination',
+          content: {
+            'application/json': {
+              schema: z.object({
+                requestId: z.string(),
+                forwards: z.array(z.object({ id: z.string(), destinationId: z.string() })),
+              }),
+            },
+          },
+        },
+        401: problemResponse('invalid_signature'),
+        404: problemResponse('No such source'),
+        413: problemResponse('payload_too_large'),
+        503: problemResponse('Not accepted: Temporal is unreachable; send again'),
+      },
+    }),
+    async (c) => {
+      const sourceId = c.req.param('sourceId');
+      const source = await sources.get(sourceId);
+      if (!source) fail(404, 'source_not_found', 'No such source');
+      const max = source.config.maxBodyBytes;
+      const declared = Number(c.req.header('content-length'));
+      if (Number.isFinite(declared) && declared > max)
+        fail(413, 'payload_too_large', 'The body is too large', `At most ${max} bytes.`);
+      const bytes = await readLimited(c.req.raw, max);
+      if (!bytes) fail(413, 'payload_too_large', 'The body is too large', `At most ${max} bytes.`);
+
+      const headers = receivedHeaders(c.env, c.req.raw);
+      const verdict = verifyInboundSignature(
+        source.config.verification,
+        headerLookup(headers),
+        bytes,
+        Math.floor(Date.now() / 1000),
+      );
+      if (!verdict.ok)
+        fail(401, 'invalid_signature', 'The signature does not verify', verdict.detail, {
+          reason: verdict.reason,
+        });
+
+      const requestId = newRequestId();
+      const now = new Date().toISOString();
+      const stored = storeBody(bytes);
+      const inputs = source.destinations.map((destination) =>
+        forwardInput({
+          forwardId: newForwardId(),
+          tenantId: source.tenantId,
+          destination,
+          policy: resolve('railhook', destination.policy, 'inbound'),
+          request: { sourceId, requestId, receivedAt: now, headers, bodyEncoding: stored.bodyEncoding },
+          body: stored.body,
+          createdAt: now,
+        }),
+      );
+      try {
+        await Promise.all(inputs.map((i) => startForward(client, config.HERALD_TASK_QUEUE, i)));
+      } catch (err) {
+        console.error('[herald:api] ingest not accepted', sourceId, err);
+        fail(503, 'not_accepted', 'The request was not accepted', 'Send it again.');
+      }
+      return c.json(
+        { requestId, forwards: inputs.map((i) => ({ id: i.deliveryId, destinationId: i.endpointId })) },
+        202,
+      );
+    },
+  );
+  return app;
+}
