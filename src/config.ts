@@ -41,6 +41,11 @@ export const configSchema = z.object({
   HERALD_SMTP_PASS: z.string().min(1).optional(),
   HERALD_SMTP_FROM: z.string().min(3).default('Herald <herald@localhost>'),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
+  // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
+  HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),
+  HERALD_TRANSFORM_MEMORY_MB: z.coerce.number().int().min(16).max(4096).default(64),
+  HERALD_TRANSFORM_PROCESSES: z.coerce.number().int().min(1).max(64).default(2),
   // Railhook's operator settings, by the seed's own names (SPEC §3, R-RH-LIFETIME).
   WEBHOOK_RETRY_AFTER_MAX_SECONDS: z.coerce.number().int().min(0).optional(),
   DELIVERY_ESCALATION_HARD_CAP_HOURS: z.coerce.number().positive().optional(),

@@ -11,6 +11,7 @@ import { createSmtpMailer } from './notify/mailer.js';
 import { createNotifier, createWebhookSenderFromHttpSender } from './notify/notifier.js';
 import { parseCidrList } from './policy/address.js';
 import { assertPresetsFit } from './deliveries/policy-resolver.js';
+import { TransformSandbox, sandboxOptionsFrom } from './transform/sandbox.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 
@@ -53,7 +54,15 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     sendWebhook: createWebhookSenderFromHttpSender(createHttpSender(httpDeps)),
     now: httpDeps.now,
   });
-  const activities = createActivities({ ...httpDeps, client: opts.client, notifier, ...opts.deps });
+  // R-RH-TRANSFORM: evaluator processes start on first use and end with the worker.
+  const transforms = new TransformSandbox(sandboxOptionsFrom(config));
+  const activities = createActivities({
+    ...httpDeps,
+    client: opts.client,
+    notifier,
+    transformer: transforms,
+    ...opts.deps,
+  });
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: config.TEMPORAL_NAMESPACE,
@@ -67,6 +76,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     worker,
     close: async () => {
       mailer?.close();
+      await transforms.close();
       await dispatchers.close();
     },
   };

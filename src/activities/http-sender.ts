@@ -6,6 +6,7 @@ import { checkEndpointUrl } from '../policy/url-check.js';
 import type { SendRequest, SendResult } from '../shared/delivery-types.js';
 import { standardWebhookHeaders } from '../signing/standard-webhooks.js';
 import { forwardBodyBytes, forwardHeaderList } from '../inbound/forward-request.js';
+import { overrideHeaderList, transformForSend, TRANSFORM_BUSY_RETRY_MS, type Transformer } from '../transform/send.js';
 import { errorCodeFor } from './error-codes.js';
 import type { PinnedDispatchers } from './pinned-dispatcher.js';
 
@@ -22,6 +23,8 @@ export interface HttpSenderDeps {
   now: () => Date;
   resolve?: Resolver;
   userAgent?: string;
+  /** R-RH-TRANSFORM: evaluates targets' transformations; without it they fail. */
+  transformer?: Transformer;
 }
 
 const defaultResolve: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
@@ -47,6 +50,15 @@ export function createHttpSender(deps: HttpSenderDeps) {
     if (!checked.ok) return done({ code: checked.code, notSent: true });
     const url = checked.url;
     const hostname = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+
+    // R-RH-TRANSFORM: before anything is sent or signed. A failure is a failed attempt with
+    // nothing sent, never the untransformed body; all evaluators busy is a deferral.
+    const t = await transformForSend(deps.transformer, req);
+    if (t.kind === 'failed') return done({ code: 'transformation_failed', notSent: true, detail: t.reason });
+    if (t.kind === 'busy')
+      return done({ notSent: true, deferral: { code: 'transformation_busy', retryInMs: TRANSFORM_BUSY_RETRY_MS } });
+    const transformed = t.kind === 'ok' ? t.request : undefined;
+    const body = transformed?.body ?? req.event.body;
 
     const timeoutMs = req.timeoutSeconds * 1000;
     const abort = AbortSignal.timeout(timeoutMs);
@@ -77,16 +89,21 @@ export function createHttpSender(deps: HttpSenderDeps) {
     const timestamp = Math.floor(deps.now().getTime() / 1000);
     // R-RH-INBOUND: a forward keeps the sender's headers and bytes and is not re-signed.
     const forward = req.target.forward;
-    const headers: Record<string, string> | string[] = forward
-      ? forwardHeaderList(forward, req.deliveryIdHeader, req.deliveryId, req.attempt)
+    const fwdHeaders = forward && forwardHeaderList(forward, req.deliveryIdHeader, req.deliveryId, req.attempt);
+    const headers: Record<string, string> | string[] = fwdHeaders
+      ? transformed
+        ? overrideHeaderList(fwdHeaders, transformed.headers)
+        : fwdHeaders
       : {
       'content-type': 'application/json',
       'user-agent': deps.userAgent ?? 'Herald-Webhooks/0.1',
+      ...transformed?.headers,
+      // The signature covers the exact body sent: the transformed one when there is one.
       ...standardWebhookHeaders({
         secrets: req.target.secrets,
         msgId: req.event.id,
         timestampSeconds: timestamp,
-        body: req.event.body,
+        body,
       }),
       [req.deliveryIdHeader.toLowerCase()]: `${req.deliveryId}:${req.attempt}`,
       'idempotency-key': req.deliveryId,
@@ -94,9 +111,9 @@ export function createHttpSender(deps: HttpSenderDeps) {
 
     try {
       const res = await request(url, {
-        method: 'POST',
+        method: transformed?.method ?? 'POST',
         headers,
-        body: forward ? forwardBodyBytes(req.event.body, forward.bodyEncoding) : req.event.body,
+        body: forward && !transformed ? forwardBodyBytes(req.event.body, forward.bodyEncoding) : body,
         dispatcher: deps.dispatchers.get(hostname, address, family),
         signal: abort,
         headersTimeout: timeoutMs,

@@ -63,7 +63,10 @@ export function createActivities(deps: ActivityDeps) {
     const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
     if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
     if (decision.kind === 'drop') return { ...base, drop: { code: decision.code, endAs: decision.endAs } };
-    const result = await send({ ...req, target: { url: snap.url, secrets: snap.secrets } });
+    const result = await send({
+      ...req,
+      target: { url: snap.url, secrets: snap.secrets, transformation: snap.transformation },
+    });
     return { ...result, health: snap.health };
   }
 

@@ -19,6 +19,8 @@ export interface EventEnvelope {
 export interface DeliveryTarget {
   url: string;
   secrets: string[];
+  /** R-RH-TRANSFORM: a JSONata expression the send applies before signing. */
+  transformation?: string;
   /**
    * R-RH-INBOUND: a forward of a received request. The body goes out byte-for-byte with
    * the original headers (hop-by-hop ones dropped) and no Herald signature.
@@ -65,6 +67,8 @@ export interface AttemptRecord {
   code?: string;
   /** First 512 bytes of the response body, as text. */
   responseBody?: string;
+  /** Why, when nothing was sent: a failed transformation's error (R-RH-TRANSFORM). */
+  detail?: string;
   /** A single-attempt replay (R-BIRD-REPLAY): its outcome never touches endpoint health. */
   replay?: boolean;
 }
@@ -91,8 +95,10 @@ export interface SendResult {
   httpStatus?: number;
   /** Set for every non-2xx outcome and every refusal to send. */
   code?: string;
-  /** True when nothing left this machine (URL rejected, private address). */
+  /** True when nothing left this machine (URL rejected, private address, transformation failed). */
   notSent?: boolean;
+  /** Why, when the code alone does not say (a failed transformation's error). */
+  detail?: string;
   /** Not an attempt: the send was held back (endpoint paused, subscription inactive, ...). */
   deferral?: { code: string; retryInMs: number };
   /** Not an attempt: the endpoint cannot take this delivery any more; it ends as told. */

@@ -19,6 +19,8 @@ export interface EndpointConfig {
   /** The creator's email: where notices go when the tenant has no billing address. */
   createdBy?: string;
   operationalWebhook?: OperationalWebhook;
+  /** R-RH-TRANSFORM: a JSONata expression mapping the event to the request sent. */
+  transformation?: string;
 }
 
 export interface SigningSecret {
@@ -69,6 +71,8 @@ export interface EndpointSnapshot {
   secrets: string[];
   health: HealthState;
   deleted: boolean;
+  /** R-RH-TRANSFORM: applied at send time, so an edit reaches deliveries already waiting. */
+  transformation?: string;
 }
 
 export interface EndpointPatch {
@@ -77,4 +81,6 @@ export interface EndpointPatch {
   eventTypes?: string[];
   policy?: PolicyOverrides;
   operationalWebhook?: OperationalWebhook | null;
+  /** null removes it. */
+  transformation?: string | null;
 }

@@ -28,7 +28,8 @@ export interface SandboxOptions {
   maxDepth?: number;
   /**
    * How long a call may wait for a free process. Past it the call answers `busy`, so an
-   * attempt never outlives its lease behind other tenants' slow expressions.
+   * attempt never outlives its lease (HTTP timeout + 5 s) behind other tenants' slow
+   * expressions: this plus `timeoutMs` stays under those 5 s.
    */
   queueTimeoutMs?: number;
 }
@@ -62,7 +63,7 @@ export const SANDBOX_DEFAULTS = {
   memoryMb: 64,
   maxResultBytes: 1024 * 1024,
   maxDepth: 500,
-  queueTimeoutMs: 3000,
+  queueTimeoutMs: 1500,
 } satisfies Required<SandboxOptions>;
 
 /**
@@ -265,6 +266,19 @@ function kill(child: ChildProcess): Promise<void> {
 
 function lastLine(s: string): string {
   return s.trim().split('\n').pop() ?? '';
+}
+
+/** The sandbox a worker or the API builds from its configuration. */
+export function sandboxOptionsFrom(config: {
+  HERALD_TRANSFORM_TIMEOUT_MS: number;
+  HERALD_TRANSFORM_MEMORY_MB: number;
+  HERALD_TRANSFORM_PROCESSES: number;
+}): SandboxOptions {
+  return {
+    timeoutMs: config.HERALD_TRANSFORM_TIMEOUT_MS,
+    memoryMb: config.HERALD_TRANSFORM_MEMORY_MB,
+    processes: config.HERALD_TRANSFORM_PROCESSES,
+  };
 }
 
 function stripUndefined<T extends object>(o: T): Partial<T> {

@@ -287,6 +287,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         httpStatus: result.httpStatus,
         code: result.code,
         responseBody: result.responseBody,
+        ...(result.detail ? { detail: result.detail } : {}),
       });
 
       const exhausted = async (code: string) => {

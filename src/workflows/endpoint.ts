@@ -109,6 +109,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       .map((s) => s.secret),
     health,
     deleted,
+    transformation: config.transformation,
   });
 
   setHandler(endpointSnapshotQuery, snapshot);
@@ -118,9 +119,10 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   });
   setHandler(updateEndpointUpdate, (patch) => {
     const urlChanged = patch.url !== undefined && patch.url !== config.url;
-    const { operationalWebhook, ...rest } = patch;
+    const { operationalWebhook, transformation, ...rest } = patch;
     config = { ...config, ...rest };
     if (operationalWebhook !== undefined) config = { ...config, operationalWebhook: operationalWebhook ?? undefined };
+    if (transformation !== undefined) config = { ...config, transformation: transformation ?? undefined };
     // Bird: a new URL clears degradation; description or filter edits do not.
     apply(urlChanged ? { kind: 'url_changed', at: Date.now() } : { kind: 'config_edited', at: Date.now() });
     return view();

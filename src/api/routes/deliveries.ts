@@ -287,6 +287,7 @@ const attemptSchema = z
     httpStatus: z.number().optional(),
     code: z.string().optional(),
     responseBody: z.string().optional(),
+    detail: z.string().optional(),
     replay: z.boolean().optional(),
   })
   .openapi('Attempt');
