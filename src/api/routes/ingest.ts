@@ -10,6 +10,9 @@ import type { SourceCache } from '../../inbound/source-cache.js';
 import { problemResponse, router } from '../openapi.js';
 import { fail } from '../problem.js';
 
+/** How much of an oversized body is read and dropped so the 413 reaches the sender. */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
 /**
  * Reads at most `max` bytes of the body; undefined when it is longer. The sender learns
  * of an oversized body without Herald buffering all of it.
@@ -24,7 +27,15 @@ async function readLimited(req: Request, max: number): Promise<Uint8Array | unde
     if (done) break;
     total += value.byteLength;
     if (total > max) {
-      await reader.cancel().catch(() => undefined);
+      // Read the rest and drop it (up to a bound): closing on unread data resets the
+      // connection, and the sender would never see its 413.
+      let dropped = total;
+      while (dropped < DRAIN_LIMIT_BYTES) {
+        const next = await reader.read();
+        if (next.done) break;
+        dropped += next.value.byteLength;
+      }
+      if (dropped >= DRAIN_LIMIT_BYTES) await reader.cancel().catch(() => undefined);
       return undefined;
     }
     chunks.push(value);
@@ -105,7 +116,8 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
       if (!source) fail(404, 'source_not_found', 'No such source');
       const max = source.config.maxBodyBytes;
       const declared = Number(c.req.header('content-length'));
-      if (Number.isFinite(declared) && declared > max)
+      // A body declared far too big is refused unread; a smaller excess is read and dropped.
+      if (Number.isFinite(declared) && declared > Math.max(max, DRAIN_LIMIT_BYTES))
         fail(413, 'payload_too_large', 'The body is too large', `At most ${max} bytes.`);
       const bytes = await readLimited(c.req.raw, max);
       if (!bytes) fail(413, 'payload_too_large', 'The body is too large', `At most ${max} bytes.`);
