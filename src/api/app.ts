@@ -17,10 +17,15 @@ import { ingestRouter } from './routes/ingest.js';
 import { sourcesRouter } from './routes/sources.js';
 import { SourceCache } from '../inbound/source-cache.js';
 import { dataConverterFor } from '../temporal/data-converter.js';
+import { transformationsRouter } from './routes/transformations.js';
+import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
+import type { Transformer } from '../transform/send.js';
 
 export interface AppDeps {
   client: Client;
   config: Config;
+  /** R-RH-TRANSFORM dry runs; by default a sandbox of its own, started on first use. */
+  sandbox?: Transformer;
 }
 
 const DOCS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Herald API</title>
@@ -48,6 +53,10 @@ export function createApp(deps: AppDeps) {
   tenant.use('*', tenantAuth(directory));
   tenant.route('/endpoints', endpointsRouter(routerDeps));
   tenant.route('/events', eventsRouter(routerDeps));
+  tenant.route(
+    '/transformations',
+    transformationsRouter({ sandbox: deps.sandbox ?? new TransformSandbox(sandboxOptionsFrom(deps.config)) }),
+  );
   tenant.route('/deliveries', deliveriesRouter(routerDeps));
   tenant.route('/dead-letters', deadLettersRouter(routerDeps));
   tenant.route('/replay', replayRouter(routerDeps));

@@ -13,6 +13,14 @@ export const operationalWebhookSchema = z.strictObject({
   url: z.string(),
 });
 
+/** R-RH-TRANSFORM: checked by compiling it (400 invalid_transformation names the error). */
+export const transformationSchema = z.string().openapi({
+  description:
+    'A JSONata expression over { id, type, occurredAt, payload, headers }. Its value is the JSON body ' +
+    'sent, or { body, headers?, method? } to choose headers and PUT/PATCH. See POST /v1/transformations/dry-run.',
+  example: '{ "kind": type, "total": payload.amount / 100 }',
+});
+
 export const createEndpointSchema = z
   .strictObject({
     url: z.string(),
@@ -22,6 +30,7 @@ export const createEndpointSchema = z
     policy: policyOverridesSchema.optional(),
     createdBy: z.email().optional(),
     operationalWebhook: operationalWebhookSchema.optional(),
+    transformation: transformationSchema.optional(),
   })
   .openapi('CreateEndpoint');
 
@@ -32,6 +41,7 @@ export const patchEndpointSchema = z
     eventTypes: z.array(eventTypeSchema).max(100).optional(),
     policy: policyOverridesSchema.optional(),
     operationalWebhook: operationalWebhookSchema.nullable().optional(),
+    transformation: transformationSchema.nullable().optional(),
   })
   .openapi('PatchEndpoint');
 

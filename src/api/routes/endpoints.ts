@@ -20,6 +20,7 @@ import { newId } from '../keys.js';
 import { fail } from '../problem.js';
 import { problemResponse, router } from '../openapi.js';
 import { createEndpointSchema, endpointViewSchema, idParam, patchEndpointSchema } from '../schemas.js';
+import { checkTransformation } from './transformations.js';
 
 const viewResponse = (description: string) => ({
   description,
@@ -81,6 +82,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       const body = c.req.valid('json');
       const preset = body.preset ?? config.HERALD_DEFAULT_PRESET;
       checkUrl(body.url, preset);
+      if (body.transformation !== undefined) checkTransformation(body.transformation);
       const endpointId = newId('ep');
       const secret = generateSecret();
       const now = Date.now();
@@ -99,6 +101,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
           operationalWebhook: body.operationalWebhook
             ? { url: body.operationalWebhook.url, secrets: [opSecret!] }
             : undefined,
+          transformation: body.transformation,
         },
         secrets: [{ secret, createdAt: now }],
         createdAt: now,
@@ -139,7 +142,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
     createRoute({
       method: 'patch',
       path: '/{id}',
-      summary: 'Change URL, description, event types, policy or operational webhook',
+      summary: 'Change URL, description, event types, policy, operational webhook or transformation',
       request: { params, body: json(patchEndpointSchema) },
       responses: {
         200: viewResponse('Updated'),
@@ -154,6 +157,8 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       const patch = c.req.valid('json');
       if (patch.url !== undefined) checkUrl(patch.url, current.config.preset);
       if (patch.operationalWebhook) checkUrl(patch.operationalWebhook.url, 'standard');
+      // R-RH-TRANSFORM: null removes the transformation.
+      if (typeof patch.transformation === 'string') checkTransformation(patch.transformation);
       const { operationalWebhook, ...rest } = patch;
       const view = await client.workflow.getHandle(id).executeUpdate(updateEndpointUpdate, {
         args: [
