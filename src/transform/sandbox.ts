@@ -161,7 +161,15 @@ export class TransformSandbox {
       void kill(slot.child);
       this.pump();
     }, this.options.timeoutMs);
-    slot.child.send({ id: task.id, expression: task.expression, input: task.input });
+    try {
+      slot.child.send({ id: task.id, expression: task.expression, input: task.input });
+    } catch (err) {
+      // The channel closed under us: this process is done; the task fails, not hangs.
+      this.retire(slot);
+      this.settle(task, { ok: false, reason: `the transformation process is gone: ${String(err)}` });
+      void kill(slot.child);
+      this.pump();
+    }
   }
 
   private retire(slot: Slot) {
@@ -209,10 +217,7 @@ export class TransformSandbox {
       this.settle(task, msg.ok ? { ok: true, json: msg.json } : { ok: false, reason: msg.error ?? 'failed' });
       this.pump();
     });
-    child.on('error', (err) => {
-      slot.stderr = (slot.stderr + String(err)).slice(-STDERR_KEPT);
-    });
-    child.on('exit', (code, signal) => {
+    const gone = (code: number | null, signal: NodeJS.Signals | null) => {
       const task = slot.task;
       const wasReady = slot.ready;
       const wasOurs = this.slots.includes(slot);
@@ -235,6 +240,12 @@ export class TransformSandbox {
         return;
       }
       this.pump();
+    };
+    child.on('exit', gone);
+    child.on('error', (err) => {
+      slot.stderr = (slot.stderr + String(err)).slice(-STDERR_KEPT);
+      // A process that could not be spawned at all never emits 'exit'.
+      if (child.pid === undefined) gone(null, null);
     });
   }
 }
