@@ -253,6 +253,44 @@ describe('R-RH-INBOUND inbound sources on the dev server', () => {
     expect(log.forwarded).toMatchObject({ encoding: 'utf8', body: body.toString('utf8') });
   });
 
+  it('R-RH-INBOUND R-RH-TRANSFORM: a destination with a transformation gets its result; the forward log shows the original and the forwarded body', async () => {
+    const { source } = await createSource({
+      destinations: [
+        { url: `${destBase}/tx`, transformation: '{ "wrapped": payload, "via": headers."x-sender-event" }' },
+        { url: `${destBase}/tx-plain` },
+      ],
+    });
+    const bad = await tenant.call('POST', `/v1/sources/${source.sourceId}/destinations`, {
+      url: `${destBase}/never`,
+      transformation: '{ "unclosed": ',
+    });
+    expect(bad.status).toBe(400);
+    expect(await bad.json()).toMatchObject({ code: 'invalid_transformation' });
+    const body = '{"order":7}';
+    const res = await rawPost(
+      source.ingestUrl,
+      [
+        ['Content-Type', 'application/json'],
+        ['X-Sender-Event', 'order.paid'],
+      ],
+      Buffer.from(body),
+    );
+    expect(res.status).toBe(202);
+    const accepted = JSON.parse(res.body) as Accepted;
+    const [tx] = await dest.waitFor('/tx', 1);
+    const [plain] = await dest.waitFor('/tx-plain', 1);
+    expect(JSON.parse(tx!.body.toString('utf8'))).toEqual({ wrapped: { order: 7 }, via: 'order.paid' });
+    expect(plain!.body.toString('utf8')).toBe(body);
+    const txId = accepted.forwards.find((f) => f.destinationId === source.destinations[0]!.destinationId)!.id;
+    const log = (await (await tenant.call('GET', `/v1/forwards/${txId}`)).json()) as {
+      original: { body: string };
+      forwarded: { body: string; transformation?: string };
+    };
+    expect(log.original.body).toBe(body);
+    expect(JSON.parse(log.forwarded.body)).toEqual({ wrapped: { order: 7 }, via: 'order.paid' });
+    expect(log.forwarded.transformation).toContain('wrapped');
+  });
+
   it('R-RH-INBOUND: a Standard Webhooks source accepts a valid signature (the destination can still verify it) and answers 401 problem+json to a bad one', async () => {
     const { source, secret } = await createSource({
       verification: { kind: 'standard_webhooks' },

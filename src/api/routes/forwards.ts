@@ -3,7 +3,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription }
 import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import type { Config } from '../../config.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
-import { forwardBodyBytes, forwardableHeaders } from '../../inbound/forward-request.js';
+import { forwardBodyBytes, forwardHeaderList } from '../../inbound/forward-request.js';
 import {
   DESTINATION_ID,
   FORWARD_ID,
@@ -16,6 +16,8 @@ import type { SourceCache } from '../../inbound/source-cache.js';
 import type { DeliveryInput, DeliveryStatus } from '../../shared/delivery-types.js';
 import { FORWARD_WORKFLOW } from '../../shared/names.js';
 import { SA_TENANT } from '../../shared/search-attributes.js';
+import { TransformSandbox, sandboxOptionsFrom } from '../../transform/sandbox.js';
+import { overrideHeaderList, transformForSend, type Transformer } from '../../transform/send.js';
 import type { TenantEnv } from '../auth.js';
 import { lit } from '../directory.js';
 import { problemResponse, router } from '../openapi.js';
@@ -77,9 +79,15 @@ const forwardSchema = z
       headers: z.array(z.tuple([z.string(), z.string()])),
     }),
     forwarded: bodySchema.extend({
+      method: z.string(),
       headers: z.array(z.tuple([z.string(), z.string()])),
-      /** Set when a transformation rewrites the body at send time (R-RH-TRANSFORM). */
+      /**
+       * Set when a transformation rewrites the request at send time (R-RH-TRANSFORM): body,
+       * headers and method are then its result on the original request, evaluated for this view.
+       */
       transformation: z.string().optional(),
+      /** Why the transformation fails (the forward's attempts then fail `transformation_failed`). */
+      transformationError: z.string().optional(),
     }),
     attemptCount: z.number(),
     attemptBudget: z.number(),
@@ -125,10 +133,64 @@ async function exists(client: Client, id: string): Promise<boolean> {
 }
 
 /** R-RH-INBOUND: the forward log, its dead letters ("undelivered forwards") and their retry. */
-export function forwardsRouter(deps: { client: Client; config: Config; sources: SourceCache }) {
+export function forwardsRouter(deps: {
+  client: Client;
+  config: Config;
+  sources: SourceCache;
+  /** Evaluates a destination's transformation for the forward log; by default one of its own, on first use. */
+  sandbox?: Transformer;
+}) {
   const app = router<TenantEnv>();
   const { client, config, sources } = deps;
   const resolve = createPolicyResolver(config);
+  let ownSandbox: Transformer | undefined;
+  const sandbox = () => deps.sandbox ?? (ownSandbox ??= new TransformSandbox(sandboxOptionsFrom(config)));
+
+  const pairs = (flat: string[]) => {
+    const out: Array<[string, string]> = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) out.push([flat[i]!, flat[i + 1]!]);
+    return out;
+  };
+
+  /** What the forward sends: the original bytes and headers, or the transformation's request. */
+  const forwardedView = async (input: DeliveryInput, attempt: number) => {
+    const target = input.target!;
+    const fwd = target.forward!;
+    const headers = forwardHeaderList(fwd, input.policy.deliveryIdHeader, input.deliveryId, attempt);
+    if (!target.transformation) {
+      const bytes = forwardBodyBytes(input.event.body, fwd.bodyEncoding);
+      return {
+        encoding: fwd.bodyEncoding,
+        body: fwd.bodyEncoding === 'base64' ? bytes.toString('base64') : bytes.toString('utf8'),
+        method: 'POST',
+        headers: pairs(headers),
+      };
+    }
+    const t = await transformForSend(sandbox(), {
+      deliveryId: input.deliveryId,
+      attempt,
+      event: input.event,
+      target,
+      timeoutSeconds: input.policy.timeoutSeconds,
+      deliveryIdHeader: input.policy.deliveryIdHeader,
+    });
+    if (t.kind !== 'ok')
+      return {
+        encoding: 'utf8' as const,
+        body: '',
+        method: 'POST',
+        headers: pairs(headers),
+        transformation: target.transformation,
+        transformationError: t.kind === 'none' ? 'no transformation' : t.reason,
+      };
+    return {
+      encoding: 'utf8' as const,
+      body: t.request.body,
+      method: t.request.method,
+      headers: pairs(overrideHeaderList(headers, t.request.headers)),
+      transformation: target.transformation,
+    };
+  };
 
   const owned = async (tenantId: string, id: string) => {
     if (!FORWARD_ID.test(id)) fail(404, 'forward_not_found', 'No such forward');
@@ -320,10 +382,8 @@ export function forwardsRouter(deps: { client: Client; config: Config; sources: 
       if (!s || !input || !fwd)
         fail(404, 'forward_not_found', 'No such forward', 'Its log is past the retention period');
       const view = presentState(ref, s);
-      const transformation = (input.target as { transformation?: string } | undefined)?.transformation;
       const original = { encoding: fwd.bodyEncoding, body: input.event.body };
-      // Without a transformation the bytes forwarded are the bytes received.
-      const forwardedBody = forwardBodyBytes(input.event.body, fwd.bodyEncoding);
+      const forwarded = await forwardedView(input, Math.max(1, s.attemptsInRound));
       return c.json(
         {
           id: ref.id,
@@ -335,15 +395,7 @@ export function forwardsRouter(deps: { client: Client; config: Config; sources: 
           ...(fwd.retryOf ? { retryOf: fwd.retryOf } : {}),
           url: input.target!.url,
           original: { ...original, receivedAt: fwd.receivedAt, headers: fwd.headers },
-          forwarded: {
-            encoding: fwd.bodyEncoding,
-            body:
-              fwd.bodyEncoding === 'base64'
-                ? forwardedBody.toString('base64')
-                : forwardedBody.toString('utf8'),
-            headers: forwardableHeaders(fwd.headers),
-            ...(transformation ? { transformation } : {}),
-          },
+          forwarded,
           attemptCount: view.attemptCount,
           attemptBudget: view.attemptBudget,
           ...(view.lastError ? { lastError: view.lastError } : {}),

@@ -27,6 +27,7 @@ import { lit, type Directory } from '../directory.js';
 import { problemResponse, router } from '../openapi.js';
 import { fail } from '../problem.js';
 import { mapLimit, updateFailureType } from './deliveries.js';
+import { checkTransformation } from './transformations.js';
 
 /** Largest body an ingest URL accepts (a source may set less): well under Temporal's 2 MB payload limit. */
 export const MAX_INGEST_BODY_BYTES = 512 * 1024;
@@ -219,6 +220,8 @@ export function sourcesRouter(deps: {
 
   const newDestination = (d: z.infer<typeof destinationInputSchema>, path: string): Destination => {
     checkUrl(d.url, path);
+    if (d.transformation !== undefined)
+      checkTransformation(d.transformation, path.replace(/url$/, 'transformation'));
     return {
       destinationId: newDestinationId(),
       url: d.url,
@@ -407,6 +410,7 @@ export function sourcesRouter(deps: {
       if (!DESTINATION_ID.test(destinationId)) fail(404, 'destination_not_found', 'No such destination');
       const patch = c.req.valid('json');
       if (patch.url !== undefined) checkUrl(patch.url, 'url');
+      if (typeof patch.transformation === 'string') checkTransformation(patch.transformation);
       const view = await change(id, (h) =>
         h.executeUpdate(updateDestinationUpdate, { args: [{ destinationId, patch }] }),
       );
