@@ -24,7 +24,12 @@ import type { Transformer } from '../transform/send.js';
 export interface AppDeps {
   client: Client;
   config: Config;
-  /** R-RH-TRANSFORM dry runs; by default a sandbox of its own, started on first use. */
+  /**
+   * The client shares a NativeConnection with a worker on the task queue, so deliveries can
+   * be started eagerly (their first workflow task comes back with the start response).
+   */
+  eagerStart?: boolean;
+  /** R-RH-TRANSFORM: evaluates dry runs and the forward log; by default a pool of its own, started on first use. */
   sandbox?: Transformer;
 }
 
@@ -37,7 +42,9 @@ const DOCS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Heral
 /** The HTTP API, one router per resource; dependencies come in so tests can use any client. */
 export function createApp(deps: AppDeps) {
   const directory = new Directory(deps.client);
-  const routerDeps = { ...deps, directory };
+  // R-RH-TRANSFORM: one evaluator pool for the dry run and the forward log.
+  const sandbox = deps.sandbox ?? new TransformSandbox(sandboxOptionsFrom(deps.config));
+  const routerDeps = { ...deps, directory, sandbox };
   const app = new OpenAPIHono();
 
   app.get('/healthz', (c) => c.json({ ok: true }));
@@ -53,10 +60,7 @@ export function createApp(deps: AppDeps) {
   tenant.use('*', tenantAuth(directory));
   tenant.route('/endpoints', endpointsRouter(routerDeps));
   tenant.route('/events', eventsRouter(routerDeps));
-  tenant.route(
-    '/transformations',
-    transformationsRouter({ sandbox: deps.sandbox ?? new TransformSandbox(sandboxOptionsFrom(deps.config)) }),
-  );
+  tenant.route('/transformations', transformationsRouter(routerDeps));
   tenant.route('/deliveries', deliveriesRouter(routerDeps));
   tenant.route('/dead-letters', deadLettersRouter(routerDeps));
   tenant.route('/replay', replayRouter(routerDeps));
