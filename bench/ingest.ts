@@ -28,12 +28,17 @@ const { values: args } = parseArgs({
     warmup: { type: 'string', default: '5' },
     signed: { type: 'boolean', default: false },
     bytes: { type: 'string', default: '1024' },
+    /** How long to wait after the run for the worker to forward everything acknowledged. */
+    'drain-seconds': { type: 'string', default: '60' },
   },
 });
 const RATE = Number(args.rate);
 const SECONDS = Number(args.seconds);
 const WARMUP_SECONDS = Number(args.warmup);
 const BODY_BYTES = Number(args.bytes);
+const DRAIN_SECONDS = Number(args['drain-seconds']);
+/** An acknowledgement slower than this counts as an error, so a stall cannot hang the run. */
+const REQUEST_TIMEOUT_MS = 30_000;
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -73,6 +78,22 @@ async function startHerald(dataDir: string, ports: { api: number; temporal: numb
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
+  // Whatever ends this script, the Herald it started goes with it.
+  const killTree = () => {
+    if (child.pid && child.exitCode === null) {
+      try {
+        process.kill(-child.pid, 'SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  };
+  process.once('exit', killTree);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const)
+    process.once(sig, () => {
+      killTree();
+      process.exit(130);
+    });
   const apiUrl = `http://127.0.0.1:${ports.api}`;
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
@@ -156,7 +177,14 @@ async function main() {
         headers['webhook-timestamp'] = String(Math.floor(now.getTime() / 1000));
         headers['webhook-signature'] = signer.sign(`msg_bench_${i}`, now, payload);
       }
-      const res = await pool.request({ path, method: 'POST', headers, body: payload });
+      const res = await pool.request({
+        path,
+        method: 'POST',
+        headers,
+        body: payload,
+        headersTimeout: REQUEST_TIMEOUT_MS,
+        bodyTimeout: REQUEST_TIMEOUT_MS,
+      });
       await res.body.dump();
       return res.statusCode;
     };
@@ -168,6 +196,13 @@ async function main() {
       const statuses = new Map<string, number>();
       const inflight: Promise<void>[] = [];
       const t0 = performance.now() + 50;
+      const progress = setInterval(() => {
+        const sorted = [...latencies].sort((a, b) => a - b);
+        console.error(
+          `[bench:ingest]   ${Math.round((performance.now() - t0) / 1000)} s: sent ${inflight.length}, ` +
+            `acked ${latencies.length}, p99 so far ${Math.round(percentile(sorted, 99))} ms, forwarded ${forwarded}`,
+        );
+      }, 5000);
       for (let i = 0; i < total; i++) {
         const due = t0 + (i * 1000) / RATE;
         const wait = due - performance.now();
@@ -187,6 +222,7 @@ async function main() {
       }
       const sentIn = (performance.now() - t0) / 1000;
       await Promise.all(inflight);
+      clearInterval(progress);
       latencies.sort((a, b) => a - b);
       return { total, sentIn, latencies, statuses: Object.fromEntries(statuses) };
     };
@@ -200,7 +236,7 @@ async function main() {
     // How long the worker takes to forward everything that was acknowledged.
     const target = (warm.statuses['202'] ?? 0) + accepted;
     const drainStart = Date.now();
-    while (forwarded < target && Date.now() - drainStart < 300_000) await delay(200);
+    while (forwarded < target && Date.now() - drainStart < DRAIN_SECONDS * 1000) await delay(200);
     const ms = (x: number) => Math.round(x * 10) / 10;
     const summary = {
       rate: RATE,
@@ -217,6 +253,7 @@ async function main() {
         max: ms(m.latencies.at(-1) ?? NaN),
       },
       forwardedAll: forwarded >= target,
+      forwarded: { acknowledged: target, receivedByDestination: forwarded },
       forwardDrainSeconds: ms((Date.now() - drainStart) / 1000),
       machine: {
         cores: cpus().length,
