@@ -1,5 +1,6 @@
 import { PolicyError } from './errors.js';
-import { INBOUND_FORWARD_POLICY, PRESETS, PRESET_NAMES, leaseSecondsFor } from './presets.js';
+import { copyPolicy, presetWithOverrides } from './apply-overrides.js';
+import { PRESET_NAMES } from './presets.js';
 import { baseDelaySeconds, isJittered } from './schedule.js';
 import { deliveryPolicySchema, policyOverridesSchema, type PolicyOverrides } from './schema.js';
 import type { DeliveryPolicy, Direction, PresetName } from './types.js';
@@ -8,15 +9,6 @@ export { PolicyError } from './errors.js';
 export * from './types.js';
 export * from './schema.js';
 export { PRESETS, PRESET_NAMES, INBOUND_FORWARD_POLICY, leaseSecondsFor } from './presets.js';
-
-function copyPolicy(p: DeliveryPolicy): DeliveryPolicy {
-  return {
-    ...p,
-    retryDelaysSeconds: [...p.retryDelaysSeconds],
-    jitter: { ...p.jitter },
-    retryAfter: { ...p.retryAfter },
-  };
-}
 
 function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   return issues
@@ -46,10 +38,7 @@ export function resolvePolicy(
 ): DeliveryPolicy {
   if (!PRESET_NAMES.includes(preset))
     throw new PolicyError('unknown_preset', `unknown preset "${String(preset)}"`);
-  const base = direction === 'inbound' && preset === 'railhook' ? INBOUND_FORWARD_POLICY : PRESETS[preset];
-  const p = copyPolicy(base);
-  p.direction = direction;
-  if (overrides === undefined) return p;
+  if (overrides === undefined) return presetWithOverrides(preset, undefined, direction);
 
   const r = policyOverridesSchema.safeParse(overrides);
   if (!r.success) {
@@ -58,14 +47,7 @@ export function resolvePolicy(
       ? new PolicyError('invalid_retryable_statuses', grammarIssue.message)
       : new PolicyError('invalid_policy_overrides', describeIssues(r.error.issues));
   }
-  const o = r.data;
-  if (o.maxAttempts !== undefined) p.maxAttempts = o.maxAttempts;
-  if (o.retryDelays !== undefined) p.retryDelaysSeconds = [...o.retryDelays];
-  if (o.timeoutSeconds !== undefined) {
-    p.timeoutSeconds = o.timeoutSeconds;
-    p.leaseSeconds = leaseSecondsFor(p.preset, o.timeoutSeconds);
-  }
-  if (o.retryableStatuses !== undefined) p.retryableStatuses = o.retryableStatuses.trim();
+  const p = presetWithOverrides(preset, r.data, direction);
   return validated(p, 'invalid_policy_overrides');
 }
 

@@ -13,7 +13,7 @@ import type { Activities } from '../activities/index.js';
 import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
-import { resolvePolicy } from '../policy/policy.js';
+import { presetWithOverrides } from '../policy/apply-overrides.js';
 import {
   claimProbeUpdate,
   deleteEndpointUpdate,
@@ -121,7 +121,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     const urlChanged = patch.url !== undefined && patch.url !== config.url;
     const { operationalWebhook, transformation, ...rest } = patch;
     config = { ...config, ...rest };
-    if (operationalWebhook !== undefined) config = { ...config, operationalWebhook: operationalWebhook ?? undefined };
+    if (operationalWebhook !== undefined)
+      config = { ...config, operationalWebhook: operationalWebhook ?? undefined };
     if (transformation !== undefined) config = { ...config, transformation: transformation ?? undefined };
     // Bird: a new URL clears degradation; description or filter edits do not.
     apply(urlChanged ? { kind: 'url_changed', at: Date.now() } : { kind: 'config_edited', at: Date.now() });
@@ -144,12 +145,15 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     // The old secrets keep signing through the grace period, then drop off (R-SIGN).
     secrets = [
       { secret, createdAt: now },
-      ...liveSecrets().map((s) => ({ ...s, expiresAt: Math.min(s.expiresAt ?? Infinity, now + graceSeconds * 1000) })),
+      ...liveSecrets().map((s) => ({
+        ...s,
+        expiresAt: Math.min(s.expiresAt ?? Infinity, now + graceSeconds * 1000),
+      })),
     ];
     return view();
   });
   setHandler(sendTestUpdate, async () => {
-    const policy = resolvePolicy(config.preset, config.policy);
+    const policy = presetWithOverrides(config.preset, config.policy);
     const r = await sendTestDelivery({
       endpointId: input.endpointId,
       url: config.url,
@@ -200,7 +204,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
             operationalWebhook: config.operationalWebhook,
           }).then(
             () => undefined,
-            (err) => log.warn('notification failed for good', { endpointId, notice: e.notice, err: String(err) }),
+            (err) =>
+              log.warn('notification failed for good', { endpointId, notice: e.notice, err: String(err) }),
           ),
         );
         return;
@@ -247,7 +252,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     const wakeAt = nextWakeAt(config.preset, health);
     const ready = () => effects.length > 0 || (deleted && background.size === 0) || mustRollOver();
     if (wakeAt === undefined) await condition(ready);
-    else if (!(await condition(ready, Math.max(1, wakeAt - Date.now())))) apply({ kind: 'tick', at: Date.now() });
+    else if (!(await condition(ready, Math.max(1, wakeAt - Date.now()))))
+      apply({ kind: 'tick', at: Date.now() });
 
     while (effects.length > 0) await runEffect(effects.shift()!);
 
@@ -260,7 +266,12 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       drain?.cancel();
       await Promise.allSettled([...background]);
       await condition(allHandlersFinished);
-      await continueAsNew<typeof endpointWorkflow>({ ...input, config, secrets, carried: { health, deleted, lastTest } });
+      await continueAsNew<typeof endpointWorkflow>({
+        ...input,
+        config,
+        secrets,
+        carried: { health, deleted, lastTest },
+      });
     }
   }
 }

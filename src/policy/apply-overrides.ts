@@ -1,0 +1,43 @@
+import { INBOUND_FORWARD_POLICY, PRESETS, leaseSecondsFor } from './presets.js';
+import type { DeliveryPolicy, Direction, PresetName } from './types.js';
+
+/** R-RH-CUSTOM fields, as `PolicyOverrides` after validation (no zod here: see below). */
+export interface Overrides {
+  maxAttempts?: number;
+  retryDelays?: number[];
+  timeoutSeconds?: number;
+  retryableStatuses?: string;
+}
+
+export function copyPolicy(p: DeliveryPolicy): DeliveryPolicy {
+  return {
+    ...p,
+    retryDelaysSeconds: [...p.retryDelaysSeconds],
+    jitter: { ...p.jitter },
+    retryAfter: { ...p.retryAfter },
+  };
+}
+
+/**
+ * A preset with overrides that were validated when they were saved. Workflows use this
+ * instead of `resolvePolicy`: the workflow sandbox evaluates every imported module once per
+ * workflow, and zod's schemas made that the largest CPU cost of a delivery (BENCHMARKS.md).
+ */
+export function presetWithOverrides(
+  preset: PresetName,
+  overrides?: Overrides,
+  direction: Direction = 'outbound',
+): DeliveryPolicy {
+  const base = direction === 'inbound' && preset === 'railhook' ? INBOUND_FORWARD_POLICY : PRESETS[preset];
+  const p = copyPolicy(base);
+  p.direction = direction;
+  if (!overrides) return p;
+  if (overrides.maxAttempts !== undefined) p.maxAttempts = overrides.maxAttempts;
+  if (overrides.retryDelays !== undefined) p.retryDelaysSeconds = [...overrides.retryDelays];
+  if (overrides.timeoutSeconds !== undefined) {
+    p.timeoutSeconds = overrides.timeoutSeconds;
+    p.leaseSeconds = leaseSecondsFor(p.preset, overrides.timeoutSeconds);
+  }
+  if (overrides.retryableStatuses !== undefined) p.retryableStatuses = overrides.retryableStatuses.trim();
+  return p;
+}
