@@ -2,6 +2,7 @@
 // TEMPORAL_ADDRESS names a cluster), one worker and the API, in one process tree that
 // stops cleanly on Ctrl-C.
 import { msToTs } from '@temporalio/common/lib/time.js';
+import { Client } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { ensureDevServer } from '../scripts/ensure-servers.mjs';
@@ -19,7 +20,8 @@ async function main() {
   const env = withDevDefaults(process.env);
   const dataDir = env.HERALD_DATA_DIR ?? '.data';
   const embedded = !env.TEMPORAL_ADDRESS;
-  if (!env.HERALD_CODEC_KEYS && embedded) env.HERALD_CODEC_KEYS = ensureLocalCodecKey(join(dataDir, 'codec.key'));
+  if (!env.HERALD_CODEC_KEYS && embedded)
+    env.HERALD_CODEC_KEYS = ensureLocalCodecKey(join(dataDir, 'codec.key'));
   const operatorKeyFile = join(dataDir, 'operator.key');
   if (!env.HERALD_OPERATOR_KEY && embedded)
     env.HERALD_OPERATOR_KEY = ensureLocalSecret(operatorKeyFile, () => randomBytes(24).toString('hex'));
@@ -59,8 +61,19 @@ async function main() {
     });
   }
   const workerConnection = await NativeConnection.connect({ address });
-  const { worker, close: closeActivities } = await createHeraldWorker({ connection: workerConnection, config, client });
-  const api = startApi(client, config);
+  const { worker, close: closeActivities } = await createHeraldWorker({
+    connection: workerConnection,
+    config,
+    client,
+  });
+  // The API publishes on the worker's own connection: deliveries then start eagerly, their
+  // first workflow task handed straight to this worker (see BENCHMARKS.md).
+  const apiClient = new Client({
+    connection: workerConnection,
+    namespace: config.TEMPORAL_NAMESPACE,
+    dataConverter: dataConverterFor(config),
+  });
+  const api = startApi(apiClient, config, { eagerStart: true });
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);
   if (embedded && !process.env.HERALD_OPERATOR_KEY)
     log(`operator key for /v1/admin: export HERALD_OPERATOR_KEY=$(cat ${resolve(operatorKeyFile)})`);

@@ -24,6 +24,11 @@ import type { Transformer } from '../transform/send.js';
 export interface AppDeps {
   client: Client;
   config: Config;
+  /**
+   * The client shares a NativeConnection with a worker on the task queue, so deliveries can
+   * be started eagerly (their first workflow task comes back with the start response).
+   */
+  eagerStart?: boolean;
   /** R-RH-TRANSFORM: evaluates dry runs and the forward log; by default a pool of its own, started on first use. */
   sandbox?: Transformer;
 }

@@ -10,17 +10,40 @@ export function lit(v: string): string {
   return `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 }
 
+/**
+ * A read-through cache that keeps answering with the last value while one refresh runs in
+ * the background, up to `maxStaleMs`. Under load the workflows behind these reads answer
+ * slowly (queries wait behind workflow tasks); publishes must not queue behind them.
+ */
 class TtlCache<T> {
-  private readonly m = new Map<string, { at: number; v: Promise<T> }>();
-  constructor(private readonly ttlMs: number) {}
+  private readonly m = new Map<string, { at: number; v: Promise<T>; settled?: T; refreshing?: boolean }>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly maxStaleMs = ttlMs,
+  ) {}
   get(key: string, load: () => Promise<T>): Promise<T> {
     const hit = this.m.get(key);
-    if (hit && Date.now() - hit.at < this.ttlMs) return hit.v;
-    const v = load();
-    this.m.set(key, { at: Date.now(), v });
-    v.catch(() => this.m.delete(key));
+    const age = hit ? Date.now() - hit.at : Infinity;
+    if (hit && age < this.ttlMs) return hit.v;
+    if (hit && hit.settled !== undefined && age < this.maxStaleMs) {
+      if (!hit.refreshing) {
+        hit.refreshing = true;
+        load().then(
+          (v) =>
+            this.m.get(key) === hit && this.m.set(key, { at: Date.now(), v: Promise.resolve(v), settled: v }),
+          () => (hit.refreshing = false),
+        );
+      }
+      return Promise.resolve(hit.settled);
+    }
+    const entry: { at: number; v: Promise<T>; settled?: T } = { at: Date.now(), v: load() };
+    entry.v.then(
+      (v) => (entry.settled = v),
+      () => this.m.get(key) === entry && this.m.delete(key),
+    );
+    this.m.set(key, entry);
     if (this.m.size > 10_000) this.m.delete(this.m.keys().next().value as string);
-    return v;
+    return entry.v;
   }
   drop(key: string) {
     this.m.delete(key);
@@ -32,8 +55,10 @@ class TtlCache<T> {
  * visibility. Short caches keep a burst of publishes from querying every endpoint each time.
  */
 export class Directory {
-  private readonly keys = new TtlCache<Array<{ keyId: string; hash: string }>>(2000);
-  private readonly endpointLists = new TtlCache<EndpointView[]>(1000);
+  // A revoked key or a changed endpoint shows within the TTL, or within the time one
+  // refresh takes when the workflows behind them are busy (at most the stale limit).
+  private readonly keys = new TtlCache<Array<{ keyId: string; hash: string }>>(2000, 30_000);
+  private readonly endpointLists = new TtlCache<EndpointView[]>(1000, 30_000);
 
   constructor(readonly client: Client) {}
 

@@ -6,8 +6,8 @@ import { connectClient } from '../temporal/connect.js';
 import { dataConverterFor } from '../temporal/data-converter.js';
 import { createApp } from './app.js';
 
-export function startApi(client: Client, config: Config) {
-  const app = createApp({ client, config });
+export function startApi(client: Client, config: Config, opts: { eagerStart?: boolean } = {}) {
+  const app = createApp({ client, config, eagerStart: opts.eagerStart });
   const server = serve({ fetch: app.fetch, hostname: config.HERALD_API_HOST, port: config.HERALD_API_PORT });
   return {
     server,

@@ -13,6 +13,7 @@ export async function startDelivery(
   client: Client,
   taskQueue: string,
   input: DeliveryInput,
+  opts: { eager?: boolean } = {},
 ): Promise<StartDeliveryResult> {
   try {
     await client.workflow.start(DELIVERY_WORKFLOW, {
@@ -23,10 +24,14 @@ export async function startDelivery(
       // the same event must not deliver it again.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: deliverySearchAttributes(input),
+      // With a worker on the same connection, the server hands the first workflow task
+      // back in the start response: no trip through matching before the first attempt.
+      ...(opts.eager ? { requestEagerStart: true } : {}),
     });
     return { deliveryId: input.deliveryId, created: true };
   } catch (err) {
-    if (err instanceof WorkflowExecutionAlreadyStartedError) return { deliveryId: input.deliveryId, created: false };
+    if (err instanceof WorkflowExecutionAlreadyStartedError)
+      return { deliveryId: input.deliveryId, created: false };
     throw err;
   }
 }

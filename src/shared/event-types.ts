@@ -7,6 +7,11 @@ export interface EventInput {
   deliveries: Array<Omit<DeliveryInput, 'event'> & { event?: DeliveryInput['event'] }>;
   /** Endpoints that matched but take no new events now (paused, disabled), and why. */
   skipped: Array<{ endpointId: string; reason: string }>;
+  /**
+   * The caller (the API) started every delivery itself before starting this workflow, so
+   * the workflow only keeps the record. Callers that leave it out get the durable fan-out.
+   */
+  deliveriesStarted?: boolean;
 }
 
 /** What `POST /v1/events` answers, and answers again for the same event id (R-IDEMP). */
@@ -18,4 +23,16 @@ export interface EventRecord {
   body: string;
   deliveries: Array<{ id: string; endpointId: string }>;
   skipped: Array<{ endpointId: string; reason: string }>;
+}
+
+/** The record an event answers with, derived from what was accepted. */
+export function eventRecordOf(input: EventInput): EventRecord {
+  return {
+    eventId: input.event.id,
+    type: input.event.type,
+    occurredAt: input.event.occurredAt,
+    body: input.event.body,
+    deliveries: input.deliveries.map((d) => ({ id: d.deliveryId, endpointId: d.endpointId })),
+    skipped: input.skipped,
+  };
 }

@@ -36,6 +36,8 @@ const DYNAMIC_CONFIG = [
   'matching.rps=100000',
   'frontend.rps=100000',
   'system.forceSearchAttributesCacheRefreshOnRead=true',
+  // Lets the API's starts hand the first workflow task straight to the local worker.
+  'system.enableEagerWorkflowStart=true',
 ];
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {

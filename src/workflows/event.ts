@@ -1,15 +1,24 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { startChild } from '@temporalio/workflow';
-import type { EventInput, EventRecord } from '../shared/event-types.js';
+import { setHandler, startChild } from '@temporalio/workflow';
+import { eventInputQuery } from '../shared/event-messages.js';
+import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
 import { deliverySearchAttributes } from '../shared/search-attributes.js';
 import { deliveryWorkflow } from './delivery.js';
 
 /**
  * One published event: its record (what the events API reads back, delivered or not)
- * and its fan-out. Starting every delivery from here makes the fan-out durable: once the
- * API has started this workflow and answered 202, no delivery can be lost to a crash.
+ * and, for publishers on a Temporal client, its fan-out: starting every delivery from
+ * here makes the fan-out durable once this workflow is started. The HTTP API starts the
+ * deliveries itself before it answers 202 (one workflow task fewer on the way to the
+ * first attempt) and keeps this workflow as the record only.
  */
 export async function eventWorkflow(input: EventInput): Promise<EventRecord> {
+  setHandler(eventInputQuery, () => input);
+  if (!input.deliveriesStarted) await fanOut(input);
+  return eventRecordOf(input);
+}
+
+async function fanOut(input: EventInput): Promise<void> {
   await Promise.all(
     input.deliveries.map(async (partial) => {
       const d = { ...partial, event: partial.event ?? input.event };
@@ -27,12 +36,4 @@ export async function eventWorkflow(input: EventInput): Promise<EventRecord> {
       }
     }),
   );
-  return {
-    eventId: input.event.id,
-    type: input.event.type,
-    occurredAt: input.event.occurredAt,
-    body: input.event.body,
-    deliveries: input.deliveries.map((d) => ({ id: d.deliveryId, endpointId: d.endpointId })),
-    skipped: input.skipped,
-  };
 }

@@ -1,7 +1,13 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { Client } from '@temporalio/client';
 import { createApp } from '../../src/api/app.js';
+import { eventWorkflowId } from '../../src/api/routes/events.js';
+import { resolvePolicy } from '../../src/policy/policy.js';
+import type { EventInput } from '../../src/shared/event-types.js';
+import { deliveryIdFor } from '../../src/shared/ids.js';
+import { EVENT_WORKFLOW } from '../../src/shared/names.js';
 import type { Config } from '../../src/config.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
@@ -63,7 +69,9 @@ describe('thin slice on the dev server (foundation)', () => {
 
     const handle = t.client.workflow.getHandle(deliveryId);
     // A finished delivery stays open for replay, so wait for its status, not its result.
-    await expect.poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 }).toBe('succeeded');
+    await expect
+      .poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 })
+      .toBe('succeeded');
     const state = await handle.query(deliveryStateQuery);
     expect(state.status).toBe('succeeded');
     expect(state.attempts).toHaveLength(1);
@@ -97,9 +105,74 @@ describe('thin slice on the dev server (foundation)', () => {
     // Same key, same answer.
     expect(jb).toEqual(ja);
     const handle = t.client.workflow.getHandle(ja.deliveries[0]!.id);
-    await expect.poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 }).toBe('succeeded');
+    await expect
+      .poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 })
+      .toBe('succeeded');
     await delay(300);
     expect(receiver.requests.length - before).toBe(1);
+  });
+
+  it('R-IDEMP: a repeated publish finishes a fan-out that a crashed API left half done; eager starts deliver', async () => {
+    // The API as `npm start` runs it: its client shares the worker's NativeConnection.
+    const eagerClient = new Client({
+      connection: t.nativeConnection,
+      namespace: t.client.options.namespace,
+      dataConverter: t.client.options.dataConverter,
+    });
+    const app = createApp({ client: eagerClient, config, eagerStart: true });
+    const tenant = await newTenant(app);
+    const secret = generateSecret();
+    const eventId = `evt_half_${Date.now()}`;
+    const url = `${base}/half`;
+    const occurredAt = new Date().toISOString();
+    const event = {
+      id: eventId,
+      type: 'x.half',
+      occurredAt,
+      body: JSON.stringify({ type: 'x.half', timestamp: occurredAt, data: {} }),
+    };
+    const deliveryId = deliveryIdFor(tenant.tenantId, eventId, url);
+    const input: EventInput = {
+      tenantId: tenant.tenantId,
+      event,
+      deliveries: [
+        {
+          deliveryId,
+          tenantId: tenant.tenantId,
+          endpointId: 'target:half',
+          target: { url, secrets: [secret] },
+          policy: resolvePolicy('standard'),
+          createdAt: occurredAt,
+        },
+      ],
+      skipped: [],
+      deliveriesStarted: true,
+    };
+    // What a crash between the record and the deliveries leaves behind: a record, no delivery.
+    await t.client.workflow.execute(EVENT_WORKFLOW, {
+      workflowId: eventWorkflowId(tenant.tenantId, eventId),
+      taskQueue: config.HERALD_TASK_QUEUE,
+      args: [input],
+    });
+    await delay(500);
+    expect(receiver.requests.filter((r) => r.path === '/half')).toHaveLength(0);
+
+    const res = await tenant.call('POST', '/v1/events', {
+      id: eventId,
+      type: 'x.half',
+      payload: {},
+      targets: [{ url, secrets: [secret] }],
+    });
+    expect(res.status).toBe(202);
+    expect(((await res.json()) as { deliveries: Array<{ id: string }> }).deliveries).toEqual([
+      { id: deliveryId, endpointId: 'target:half' },
+    ]);
+    await expect
+      .poll(() => receiver.requests.filter((r) => r.path === '/half').length, { timeout: 20_000 })
+      .toBe(1);
+    const got = receiver.requests.find((r) => r.path === '/half')!;
+    expect(got.headers['idempotency-key']).toBe(deliveryId);
+    expect(() => new Webhook(secret).verify(got.body, got.headers as Record<string, string>)).not.toThrow();
   });
 
   it('R-URL: a bad target URL and malformed JSON are answered with problem+json, never a crash', async () => {

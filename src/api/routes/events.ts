@@ -7,7 +7,9 @@ import { DT_HOLD_LIMIT } from '../../health/index.js';
 import { matchesEventType } from '../../policy/event-filter.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
 import type { DeliveryInput } from '../../shared/delivery-types.js';
-import type { EventInput, EventRecord } from '../../shared/event-types.js';
+import { eventRecordOf, type EventInput, type EventRecord } from '../../shared/event-types.js';
+import { eventInputQuery } from '../../shared/event-messages.js';
+import { startDelivery } from '../../deliveries/start-delivery.js';
 import { deliveryIdFor, newEventId } from '../../shared/ids.js';
 import { DELIVERY_WORKFLOW, EVENT_WORKFLOW } from '../../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../../shared/search-attributes.js';
@@ -51,10 +53,26 @@ const recordSchema = z
 
 export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
 
-export function eventsRouter(deps: { client: Client; config: Config; directory: Directory }) {
+export function eventsRouter(deps: {
+  client: Client;
+  config: Config;
+  directory: Directory;
+  eagerStart?: boolean;
+}) {
   const app = router<TenantEnv>();
   const { client, config, directory } = deps;
   const resolvePolicy = createPolicyResolver(config);
+  const startAll = (input: EventInput) =>
+    Promise.all(
+      input.deliveries.map((d) =>
+        startDelivery(
+          client,
+          config.HERALD_TASK_QUEUE,
+          { ...d, event: d.event ?? input.event },
+          { eager: deps.eagerStart },
+        ),
+      ),
+    );
 
   const heldCount = async (endpointId: string) => {
     const r = await client.workflowService.countWorkflowExecutions({
@@ -159,14 +177,17 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
         });
       }
 
-      // The envelope travels once; the event workflow puts it back into each delivery
-      // (N copies of a 256 KiB body would exceed Temporal's 2 MB payload limit).
+      // The envelope travels once in the record (N copies of a 256 KiB body would exceed
+      // Temporal's 2 MB payload limit); each delivery carries its own.
       const input: EventInput = {
         tenantId,
         event: envelope,
         deliveries: deliveries.map(({ event: _e, ...d }) => d),
         skipped,
+        deliveriesStarted: true,
       };
+      // The record first: REJECT_DUPLICATE on it decides which request owns the event id,
+      // so a repeat never starts deliveries of its own (R-IDEMP).
       try {
         await client.workflow.start(EVENT_WORKFLOW, {
           workflowId: handle.workflowId,
@@ -181,12 +202,17 @@ export function eventsRouter(deps: { client: Client; config: Config; directory: 
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        // Same key, same answer: whatever the first request decided.
-        const first = await handle.result();
-        return c.json(publicRecord(first), 202);
+        // Same key, same answer: whatever the first request decided. Its deliveries are
+        // started again (a no-op unless that request died half way through its fan-out).
+        await handle.result();
+        const first = await handle.query(eventInputQuery);
+        await startAll(first);
+        return c.json(publicRecord(eventRecordOf(first)), 202);
       }
-      // The event workflow ends once every delivery is started: the ids answered are readable.
-      return c.json(publicRecord(await handle.result()), 202);
+      // Started by the API itself rather than by the event workflow: the 202 waits only for
+      // the starts, not for a workflow task of the event's record.
+      await startAll(input);
+      return c.json(publicRecord(eventRecordOf(input)), 202);
     },
   );
 
