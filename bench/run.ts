@@ -1,0 +1,120 @@
+// `npm run bench`: Herald's embedded default against the raw-HTTP limit (issue 6).
+// Flags set every scenario size; `--quick` shrinks them all to a few minutes' run.
+import { cpus, totalmem, platform, release } from 'node:os';
+import { writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { BenchHerald, rssMb } from './herald.js';
+import { freePort } from './ports.js';
+import { BenchReceiver } from './receiver.js';
+import { backlog, fairness, latency, rawLimit, recovery, throughput, type Ctx } from './scenarios.js';
+
+const FULL = {
+  concurrency: 64,
+  'raw-requests': 20000,
+  'tp-events': 20000,
+  'tp-endpoints': 10,
+  'lat-rate': 50,
+  'lat-seconds': 60,
+  burst: 10000,
+  quiet: 9,
+  backlog: 50000,
+  'rec-events': 5000,
+  'rec-fail-seconds': 30,
+};
+const QUICK: typeof FULL = {
+  ...FULL,
+  'raw-requests': 5000,
+  'tp-events': 2000,
+  'lat-seconds': 15,
+  burst: 1000,
+  backlog: 2000,
+  'rec-events': 500,
+  'rec-fail-seconds': 10,
+};
+const SCENARIOS = ['raw', 'throughput', 'latency', 'fairness', 'backlog', 'recovery'] as const;
+
+const { values } = parseArgs({
+  options: {
+    quick: { type: 'boolean', default: false },
+    only: { type: 'string' },
+    out: { type: 'string' },
+    ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
+  },
+});
+const base = values.quick ? QUICK : FULL;
+const size = Object.fromEntries(
+  Object.entries(base).map(([k, v]) => [
+    k,
+    values[k as keyof typeof values] !== undefined ? Number(values[k as keyof typeof values]) : v,
+  ]),
+) as typeof FULL;
+const only = new Set((values.only ?? SCENARIOS.join(',')).split(','));
+const out = values.out ?? (values.quick ? 'bench/results.quick.json' : 'bench/results.json');
+
+const log = (msg: string) => console.error(`[bench ${new Date().toISOString().slice(11, 19)}] ${msg}`);
+
+async function main() {
+  const receiver = new BenchReceiver();
+  const receiverUrl = await receiver.start();
+  const herald = new BenchHerald(
+    { api: await freePort(), temporal: await freePort(), ui: await freePort() },
+    {},
+    size.concurrency,
+  );
+  log(`starting the embedded default in ${herald.dataDir}`);
+  await herald.start();
+  const results: Record<string, unknown> = {};
+  try {
+    const key = await herald.tenant('bench');
+    const ctx: Ctx = { herald, receiver, receiverUrl, key, concurrency: size.concurrency, log };
+    const step = async (name: (typeof SCENARIOS)[number], fn: () => Promise<Record<string, unknown>>) => {
+      if (!only.has(name)) return;
+      log(`${name}...`);
+      const t = Date.now();
+      Object.assign(results, await fn());
+      log(`${name} done in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+    };
+    await step('raw', () => rawLimit(ctx, size['raw-requests']));
+    await step('throughput', () => throughput(ctx, size['tp-events'], size['tp-endpoints']));
+    await step('latency', () => latency(ctx, size['lat-rate'], size['lat-seconds']));
+    await step('fairness', () => fairness(ctx, size.burst, size.quiet));
+    await step('backlog', () =>
+      backlog(ctx, size.backlog, size['lat-rate'], size['lat-seconds'], () => ({
+        workerRssMb: rssMb(herald.pid),
+        serverRssMb: rssMb(herald.devServerPid()),
+        sqliteMb: herald.sqliteBytes() / 1e6,
+      })),
+    );
+    await step('recovery', () => recovery(ctx, size['rec-events'], size['rec-fail-seconds']));
+  } finally {
+    await herald.stop();
+    await receiver.close();
+  }
+
+  if (typeof results.rawLimitRps === 'number' && typeof results.throughputDps === 'number')
+    results.throughputRatio = Number((results.throughputDps / results.rawLimitRps).toFixed(3));
+  const report = {
+    ...results,
+    sizes: size,
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      os: `${platform()} ${release()}`,
+      node: process.version,
+    },
+    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    at: new Date().toISOString(),
+  };
+  writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
+  console.table(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { value: v }])));
+  log(`wrote ${out}`);
+}
+
+main().then(
+  () => process.exit(0),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

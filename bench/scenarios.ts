@@ -1,0 +1,266 @@
+import { Pool } from 'undici';
+import { standardWebhookHeaders } from '../src/signing/standard-webhooks.js';
+import { cpuSeconds, type BenchHerald } from './herald.js';
+import { closedLoop, openLoop } from './load.js';
+import { nowMs, type BenchReceiver } from './receiver.js';
+import { percentile, round, summary } from './stats.js';
+
+export interface Ctx {
+  herald: BenchHerald;
+  receiver: BenchReceiver;
+  receiverUrl: string;
+  key: string;
+  concurrency: number;
+  log: (msg: string) => void;
+}
+
+const SECRET = `whsec_${Buffer.from('bench-secret-0123456789abcdef012').toString('base64')}`;
+let runId = 0;
+/** Event ids unique per scenario, so the receiver's first-arrival map never mixes them. */
+const ids = (scenario: string) => {
+  const tag = `${scenario}_${Date.now().toString(36)}_${runId++}`;
+  return (i: number) => `${tag}_${i}`;
+};
+
+/** (1) The ceiling: signed POSTs from a plain loop at the same concurrency, no Temporal. */
+export async function rawLimit(ctx: Ctx, count: number) {
+  const pool = new Pool(ctx.receiverUrl, { connections: ctx.concurrency, keepAliveTimeout: 60_000 });
+  const id = ids('raw');
+  const t0 = nowMs();
+  await closedLoop(count, ctx.concurrency, async (i) => {
+    const body = JSON.stringify({ type: 'raw.e', timestamp: new Date().toISOString(), data: { i } });
+    const headers = {
+      'content-type': 'application/json',
+      ...standardWebhookHeaders({
+        secrets: [SECRET],
+        msgId: id(i),
+        timestampSeconds: Math.floor(Date.now() / 1000),
+        body,
+      }),
+      'idempotency-key': id(i),
+    };
+    const res = await pool.request({ method: 'POST', path: '/raw', headers, body });
+    await res.body.dump();
+  });
+  const seconds = (nowMs() - t0) / 1000;
+  await pool.close();
+  return { rawLimitRps: round(count / seconds) };
+}
+
+async function endpoints(ctx: Ctx, prefix: string, n: number, policy?: Record<string, unknown>) {
+  const out: { type: string; path: string; id: string }[] = [];
+  for (let i = 0; i < n; i++) {
+    const type = `${prefix}.e${i}`;
+    const path = `/${prefix}/${i}`;
+    const id = await ctx.herald.endpoint(ctx.key, {
+      url: `${ctx.receiverUrl}${path}`,
+      eventTypes: [type],
+      preset: 'standard',
+      ...(policy ? { policy } : {}),
+    });
+    out.push({ type, path, id });
+  }
+  return out;
+}
+
+/** (2) Deliveries per second, first publish to last receipt, `events` spread over `n` endpoints. */
+export async function throughput(ctx: Ctx, events: number, n: number) {
+  const eps = await endpoints(ctx, 'tp', n);
+  const id = ids('tp');
+  const serverPid = ctx.herald.devServerPid();
+  const cpu0 = {
+    herald: cpuSeconds(ctx.herald.pid),
+    server: cpuSeconds(serverPid),
+    bench: process.cpuUsage(),
+  };
+  const t0 = nowMs();
+  await closedLoop(events, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), eps[i % n]!.type));
+  const published = nowMs();
+  ctx.log(`throughput: ${events} published in ${round((published - t0) / 1000)} s`);
+  const arrived = () => {
+    let c = 0;
+    for (let i = 0; i < events; i++) if (ctx.receiver.firstArrival.has(id(i))) c++;
+    return c;
+  };
+  await ctx.receiver.until(() => arrived() === events, 30 * 60_000, 'every throughput delivery');
+  let last = 0;
+  for (let i = 0; i < events; i++) last = Math.max(last, ctx.receiver.firstArrival.get(id(i))!);
+  const seconds = (last - t0) / 1000;
+  // CPU per delivery does not depend on what else runs on the machine, unlike the rate.
+  const perDelivery = (s: number) => round((s * 1000) / events, 2);
+  const bench = process.cpuUsage(cpu0.bench);
+  return {
+    cpuMsPerDeliveryHerald: perDelivery(cpuSeconds(ctx.herald.pid) - cpu0.herald),
+    cpuMsPerDeliveryServer: perDelivery(cpuSeconds(serverPid) - cpu0.server),
+    cpuMsPerDeliveryBench: perDelivery((bench.user + bench.system) / 1e6),
+    throughputDps: round(events / seconds),
+    throughputSeconds: round(seconds),
+    publishRps: round(events / ((published - t0) / 1000)),
+  };
+}
+
+/** Open-loop publishing to one endpoint; latency = receipt of attempt 1 minus the 202. */
+async function measureLatency(ctx: Ctx, rate: number, seconds: number, prefix: string) {
+  const [ep] = await endpoints(ctx, prefix, 1);
+  const id = ids(prefix);
+  const acked = new Map<number, number>();
+  const ackMs: number[] = [];
+  await openLoop(rate, seconds, async (i) => {
+    const sent = nowMs();
+    acked.set(i, await ctx.herald.publish(ctx.key, id(i), ep!.type));
+    ackMs.push(acked.get(i)! - sent);
+  });
+  const total = acked.size;
+  await ctx.receiver.until(
+    () => [...acked.keys()].every((i) => ctx.receiver.firstArrival.has(id(i))),
+    10 * 60_000,
+    `${prefix} deliveries`,
+  );
+  // The 202 comes after the delivery is started, so a fast worker can beat it: that is 0 wait.
+  const lat = [...acked].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(id(i))! - at));
+  return { total, latency: summary(lat), ack: summary(ackMs) };
+}
+
+export async function latency(ctx: Ctx, rate: number, seconds: number) {
+  const r = await measureLatency(ctx, rate, seconds, 'lat');
+  return {
+    latencyP50Ms: r.latency.p50,
+    latencyP95Ms: r.latency.p95,
+    latencyP99Ms: r.latency.p99,
+    latencyEvents: r.total,
+    publishAckP99Ms: r.ack.p99,
+  };
+}
+
+/** (4) R-SMENGO-FAIR: one endpoint gets a burst while 9 others get 1 event a second each. */
+export async function fairness(ctx: Ctx, burst: number, quietCount: number) {
+  const [busy] = await endpoints(ctx, 'burst', 1);
+  const quiet = await endpoints(ctx, 'quiet', quietCount);
+  const bid = ids('burst');
+  const qid = ids('quiet');
+  const t0 = nowMs();
+  let burstDone = false;
+  const burstArrived = () => {
+    for (let i = 0; i < burst; i++) if (!ctx.receiver.firstArrival.has(bid(i))) return false;
+    return true;
+  };
+  const quietAcks: Array<{ id: string; at: number }> = [];
+  const quietLoop = (async () => {
+    for (let tick = 0; !burstDone; tick++) {
+      const due = t0 + tick * 1000;
+      const wait = due - nowMs();
+      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      await Promise.all(
+        quiet.map(async (ep, q) => {
+          const eventId = qid(tick * quietCount + q);
+          quietAcks.push({ id: eventId, at: await ctx.herald.publish(ctx.key, eventId, ep.type) });
+        }),
+      );
+    }
+  })();
+  await closedLoop(burst, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, bid(i), busy!.type));
+  ctx.log(`fairness: burst of ${burst} published in ${round((nowMs() - t0) / 1000)} s`);
+  await ctx.receiver.until(burstArrived, 30 * 60_000, 'the burst');
+  burstDone = true;
+  await quietLoop;
+  await ctx.receiver.until(
+    () => quietAcks.every((q) => ctx.receiver.firstArrival.has(q.id)),
+    120_000,
+    'quiet deliveries',
+  );
+  let last = 0;
+  for (let i = 0; i < burst; i++) last = Math.max(last, ctx.receiver.firstArrival.get(bid(i))!);
+  const lat = quietAcks.map((q) => Math.max(0, ctx.receiver.firstArrival.get(q.id)! - q.at));
+  return {
+    fairnessQuietP50Ms: round(percentile(lat, 50)),
+    fairnessQuietP99Ms: round(percentile(lat, 99)),
+    fairnessQuietEvents: lat.length,
+    burstSeconds: round((last - t0) / 1000),
+  };
+}
+
+/** (5) Many deliveries asleep in backoff while (3) runs again; memory and disk at the end. */
+export async function backlog(
+  ctx: Ctx,
+  sleeping: number,
+  rate: number,
+  seconds: number,
+  sample: () => { workerRssMb: number; serverRssMb: number; sqliteMb: number },
+) {
+  const [ep] = await endpoints(ctx, 'backlog', 1, { maxAttempts: 3, retryDelays: [6 * 3600] });
+  ctx.receiver.setMode(ep!.path, { status: 503 });
+  const id = ids('backlog');
+  const t0 = nowMs();
+  await closedLoop(sleeping, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), ep!.type));
+  await ctx.receiver.until(
+    () => {
+      for (let i = 0; i < sleeping; i++) if (!ctx.receiver.firstArrival.has(id(i))) return false;
+      return true;
+    },
+    60 * 60_000,
+    'every backlog delivery to fail once',
+  );
+  ctx.log(`backlog: ${sleeping} deliveries asleep after ${round((nowMs() - t0) / 1000)} s`);
+  let peak = sample();
+  const sampler = setInterval(() => {
+    const s = sample();
+    peak = {
+      workerRssMb: Math.max(peak.workerRssMb, s.workerRssMb),
+      serverRssMb: Math.max(peak.serverRssMb, s.serverRssMb),
+      sqliteMb: Math.max(peak.sqliteMb, s.sqliteMb),
+    };
+  }, 1000);
+  const r = await measureLatency(ctx, rate, seconds, 'backlat');
+  clearInterval(sampler);
+  const end = sample();
+  return {
+    backlogDeliveries: sleeping,
+    backlogWorkerRssMb: round(Math.max(peak.workerRssMb, end.workerRssMb)),
+    backlogServerRssMb: round(Math.max(peak.serverRssMb, end.serverRssMb)),
+    backlogSqliteMb: round(Math.max(peak.sqliteMb, end.sqliteMb)),
+    backlogLatencyP50Ms: r.latency.p50,
+    backlogLatencyP99Ms: r.latency.p99,
+  };
+}
+
+/** (6) An endpoint fails with `events` queued on a short schedule, then recovers. */
+export async function recovery(ctx: Ctx, events: number, failSeconds: number) {
+  const delays = [5, 10, 20, 30];
+  const maxAttempts = 20;
+  const [ep] = await endpoints(ctx, 'rec', 1, { maxAttempts, retryDelays: delays });
+  ctx.receiver.setMode(ep!.path, { status: 503 });
+  const id = ids('rec');
+  await closedLoop(events, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), ep!.type));
+  await ctx.receiver.until(
+    () => {
+      for (let i = 0; i < events; i++) if (!ctx.receiver.firstArrival.has(id(i))) return false;
+      return true;
+    },
+    30 * 60_000,
+    'every recovery delivery to fail once',
+  );
+  await new Promise((r) => setTimeout(r, failSeconds * 1000));
+  const mine = () => [...(ctx.receiver.deliveriesByPath.get(ep!.path) ?? [])];
+  const healedAt = nowMs();
+  ctx.receiver.setMode(ep!.path, { status: 200 });
+  await ctx.receiver.until(
+    () => {
+      const ds = mine();
+      return ds.length === events && ds.every((d) => (ctx.receiver.okReceipts.get(d) ?? 0) >= 1);
+    },
+    30 * 60_000,
+    'every recovery delivery to succeed',
+  );
+  const seconds = (nowMs() - healedAt) / 1000;
+  const ds = mine();
+  const duplicates = ds.filter((d) => (ctx.receiver.okReceipts.get(d) ?? 0) > 1).length;
+  const overBudget = ds.filter((d) => (ctx.receiver.attemptsByDelivery.get(d) ?? 0) > maxAttempts).length;
+  // The longest wait the schedule allows once the receiver is healthy: 30 s x jitter 1.1.
+  return {
+    recoverySeconds: round(seconds),
+    recoveryScheduleBoundSeconds: round(Math.max(...delays) * 1.1),
+    recoveryDuplicates: duplicates,
+    recoveryOverBudget: overBudget,
+    recoveryAttemptsMax: Math.max(...ds.map((d) => ctx.receiver.attemptsByDelivery.get(d) ?? 0)),
+  };
+}
