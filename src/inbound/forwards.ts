@@ -1,18 +1,12 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
-import type { SearchAttributePair } from '@temporalio/common';
 import { createHash, randomBytes } from 'node:crypto';
 import type { DeliveryPolicy } from '../policy/policy.js';
 import type { DeliveryInput, DeliveryTarget } from '../shared/delivery-types.js';
 import { FORWARD_WORKFLOW } from '../shared/names.js';
-import {
-  SA_ENDPOINT,
-  SA_EVENT_ID,
-  SA_EVENT_TYPE,
-  SA_PRESET,
-  SA_STATUS,
-  SA_TENANT,
-} from '../shared/search-attributes.js';
+import { forwardSearchAttributes } from '../shared/forward-attributes.js';
 import type { Destination, ForwardRequest } from '../shared/source-types.js';
+
+export { forwardSearchAttributes } from '../shared/forward-attributes.js';
 
 /** `event.type` of every forward: the envelope type is not what a sender sent, only a label. */
 export const FORWARD_EVENT_TYPE = 'inbound';
@@ -70,21 +64,6 @@ export function forwardInput(a: ForwardArgs): DeliveryInput {
     policy: a.policy,
     createdAt: a.createdAt,
   };
-}
-
-/**
- * A forward's index entry. The keys are the delivery ones, read for forwards as:
- * HeraldEndpoint = destination id, HeraldEventType = source id, HeraldEventId = request id.
- */
-export function forwardSearchAttributes(input: DeliveryInput): SearchAttributePair[] {
-  return [
-    { key: SA_TENANT, value: input.tenantId },
-    { key: SA_ENDPOINT, value: input.endpointId },
-    { key: SA_EVENT_TYPE, value: input.target?.forward?.sourceId ?? '' },
-    { key: SA_EVENT_ID, value: input.event.id },
-    { key: SA_PRESET, value: input.policy.preset },
-    { key: SA_STATUS, value: 'pending' },
-  ];
 }
 
 /**

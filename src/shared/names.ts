@@ -9,3 +9,5 @@ export const REPLAY_WINDOW_WORKFLOW = 'replayWindowWorkflow';
 export const SOURCE_WORKFLOW = 'sourceWorkflow';
 /** R-RH-INBOUND: one received request to one destination; runs deliveryWorkflow's code (ids `fwd_<random>`). */
 export const FORWARD_WORKFLOW = 'forwardWorkflow';
+/** R-RH-INBOUND: requests acknowledged together, whose forwards it starts (ids `ib_<random>`). */
+export const INGEST_BATCH_WORKFLOW = 'ingestBatchWorkflow';

@@ -8,3 +8,4 @@ export { sourceWorkflow } from './source.js';
 // R-RH-INBOUND: a forward is the delivery workflow itself under its own type name, so
 // visibility tells forwards from outbound deliveries (their lists, dead letters, replay).
 export { deliveryWorkflow as forwardWorkflow } from './delivery.js';
+export { ingestBatchWorkflow } from './ingest-batch.js';

@@ -253,6 +253,48 @@ describe('R-RH-INBOUND inbound sources on the dev server', () => {
     expect(log.forwarded).toMatchObject({ encoding: 'utf8', body: body.toString('utf8') });
   });
 
+  it('R-RH-INBOUND: a burst of concurrent requests is accepted together (batched starts) and every one is forwarded once, byte-for-byte', async () => {
+    const { source } = await createSource({ destinations: [{ url: `${destBase}/burst` }] });
+    const bodies = Array.from({ length: 40 }, (_, i) =>
+      Buffer.from(`{"burst":${i},"pad":"${'z'.repeat(i * 7)}"}`),
+    );
+    const answers = await Promise.all(
+      bodies.map((b, i) =>
+        rawPost(
+          source.ingestUrl,
+          [
+            ['Content-Type', 'application/json'],
+            ['X-Seq', String(i)],
+          ],
+          b,
+        ),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(bodies.map(() => 202));
+    const ids = answers.map((a) => (JSON.parse(a.body) as Accepted).forwards[0]!.id);
+    expect(new Set(ids).size).toBe(40);
+    const got = await dest.waitFor('/burst', 40, 60_000);
+    await new Promise((r) => setTimeout(r, 1000));
+    expect(dest.on('/burst')).toHaveLength(40);
+    for (const r of got) {
+      const seq = Number(r.headers['x-seq']);
+      expect(Buffer.compare(r.body, bodies[seq]!)).toBe(0);
+      expect(r.headers['webhook-delivery-id']).toBe(`${ids[seq]}:1`);
+    }
+    // Some of them went through a batch workflow (the first few start directly).
+    await expect
+      .poll(
+        async () => {
+          let n = 0;
+          for await (const _ of w.client.workflow.list({ query: `WorkflowType = 'ingestBatchWorkflow'` }))
+            n++;
+          return n;
+        },
+        { timeout: 10_000, interval: 250 },
+      )
+      .toBeGreaterThan(0);
+  });
+
   it('R-RH-INBOUND R-RH-TRANSFORM: a destination with a transformation gets its result; the forward log shows the original and the forwarded body', async () => {
     const { source } = await createSource({
       destinations: [

@@ -4,7 +4,8 @@ import type { IncomingMessage } from 'node:http';
 import type { Config } from '../../config.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
 import { storeBody } from '../../inbound/forward-request.js';
-import { forwardInput, newForwardId, newRequestId, startForward } from '../../inbound/forwards.js';
+import { forwardInput, newForwardId, newRequestId } from '../../inbound/forwards.js';
+import { IngestBatcher } from '../../inbound/ingest-batcher.js';
 import { headerLookup, verifyInboundSignature } from '../../inbound/signature-verify.js';
 import type { SourceCache } from '../../inbound/source-cache.js';
 import { problemResponse, router } from '../openapi.js';
@@ -75,6 +76,7 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
   const app = router();
   const { client, config, sources } = deps;
   const resolve = createPolicyResolver(config);
+  const batcher = new IngestBatcher(client, config.HERALD_TASK_QUEUE);
 
   app.openapi(
     createRoute({
@@ -149,7 +151,7 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
         }),
       );
       try {
-        await Promise.all(inputs.map((i) => startForward(client, config.HERALD_TASK_QUEUE, i)));
+        await batcher.accept(inputs);
       } catch (err) {
         console.error('[herald:api] ingest not accepted', sourceId, err);
         fail(503, 'not_accepted', 'The request was not accepted', 'Send it again.');

@@ -1,0 +1,92 @@
+import type { Client } from '@temporalio/client';
+import { randomBytes } from 'node:crypto';
+import type { DeliveryInput } from '../shared/delivery-types.js';
+import { INGEST_BATCH_WORKFLOW } from '../shared/names.js';
+import { startForward } from './forwards.js';
+
+interface Pending {
+  forwards: DeliveryInput[];
+  bytes: number;
+  resolve: () => void;
+  reject: (err: unknown) => void;
+}
+
+/** Rough size of a forward in a workflow input (the body dominates). */
+const sizeOf = (f: DeliveryInput) =>
+  f.event.body.length + JSON.stringify(f.target?.forward?.headers ?? []).length + 1024;
+
+/**
+ * Group commit for the ingest route (R-RH-INBOUND). A request is acknowledged once its
+ * forwards are durable in Temporal. When nothing else is in flight, its forwards are
+ * started directly; requests arriving while starts are in flight wait for the next
+ * flush and are accepted together by one `ingestBatchWorkflow` start (one durable write
+ * instead of one per forward), which then starts each forward. A quiet source pays no
+ * extra hop; a busy one does not queue behind a write per request.
+ */
+export class IngestBatcher {
+  private queue: Pending[] = [];
+  private inFlight = 0;
+
+  constructor(
+    private readonly client: Client,
+    private readonly taskQueue: string,
+    private readonly opts = { maxConcurrent: 4, maxForwards: 500, maxBytes: 1_000_000 },
+  ) {}
+
+  /** Resolves when every forward is durably started (or recorded in a started batch). */
+  accept(forwards: DeliveryInput[]): Promise<void> {
+    if (forwards.length === 0) return Promise.resolve();
+    return new Promise((resolve, reject) => {
+      this.queue.push({ forwards, bytes: forwards.reduce((n, f) => n + sizeOf(f), 0), resolve, reject });
+      this.pump();
+    });
+  }
+
+  private pump() {
+    while (this.inFlight < this.opts.maxConcurrent && this.queue.length > 0) {
+      const batch = this.take();
+      this.inFlight++;
+      void this.flush(batch).finally(() => {
+        this.inFlight--;
+        this.pump();
+      });
+    }
+  }
+
+  /** The next requests, up to the batch limits (a single oversized request goes alone). */
+  private take(): Pending[] {
+    const out: Pending[] = [];
+    let n = 0;
+    let bytes = 0;
+    while (this.queue.length > 0) {
+      const next = this.queue[0]!;
+      if (
+        out.length > 0 &&
+        (n + next.forwards.length > this.opts.maxForwards || bytes + next.bytes > this.opts.maxBytes)
+      )
+        break;
+      out.push(this.queue.shift()!);
+      n += next.forwards.length;
+      bytes += next.bytes;
+    }
+    return out;
+  }
+
+  private async flush(batch: Pending[]): Promise<void> {
+    try {
+      const forwards = batch.flatMap((p) => p.forwards);
+      if (batch.length === 1 && forwards.length <= 4) {
+        await Promise.all(forwards.map((f) => startForward(this.client, this.taskQueue, f)));
+      } else {
+        await this.client.workflow.start(INGEST_BATCH_WORKFLOW, {
+          workflowId: `ib_${randomBytes(12).toString('hex')}`,
+          taskQueue: this.taskQueue,
+          args: [{ forwards }],
+        });
+      }
+      for (const p of batch) p.resolve();
+    } catch (err) {
+      for (const p of batch) p.reject(err);
+    }
+  }
+}
