@@ -40,6 +40,12 @@ const DYNAMIC_CONFIG = [
   'system.enableEagerWorkflowStart=true',
 ];
 
+// SQLite's default rollback journal fsyncs several times per commit, and every workflow
+// start commits a visibility row: profiling put fsync and journal syncs at a fifth of the
+// server's CPU (BENCHMARKS.md). WAL with synchronous=NORMAL keeps every commit across a
+// process crash (SIGKILL; the restart test) and can lose only the last commits to a power cut.
+const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
+
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
   const args = [
@@ -58,7 +64,7 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   ];
   if (opts.dbFile) {
     mkdirSync(dirname(opts.dbFile), { recursive: true });
-    args.push('--db-filename', opts.dbFile);
+    args.push('--db-filename', opts.dbFile, ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]));
   }
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
   if (opts.uiPort && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
