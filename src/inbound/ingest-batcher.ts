@@ -13,7 +13,7 @@ interface Pending {
 
 /** Rough size of a forward in a workflow input (the body dominates). */
 const sizeOf = (f: DeliveryInput) =>
-  f.event.body.length + JSON.stringify(f.target?.forward?.headers ?? []).length + 1024;
+  Buffer.byteLength(f.event.body) + JSON.stringify(f.target?.forward?.headers ?? []).length + 1024;
 
 /**
  * Group commit for the ingest route (R-RH-INBOUND). A request is acknowledged once its
@@ -30,7 +30,7 @@ export class IngestBatcher {
   constructor(
     private readonly client: Client,
     private readonly taskQueue: string,
-    private readonly opts = { maxConcurrent: 4, maxForwards: 500, maxBytes: 1_000_000 },
+    private readonly opts = { maxConcurrent: 4, maxForwards: 200, maxBytes: 512 * 1024 },
   ) {}
 
   /** Resolves when every forward is durably started (or recorded in a started batch). */
@@ -75,7 +75,9 @@ export class IngestBatcher {
   private async flush(batch: Pending[]): Promise<void> {
     try {
       const forwards = batch.flatMap((p) => p.forwards);
-      if (batch.length === 1 && forwards.length <= 4) {
+      // One request on its own (a quiet source, or one too big to share a batch) starts its
+      // forwards directly: a batch input must stay far below Temporal's 2 MB payload limit.
+      if (batch.length === 1) {
         await Promise.all(forwards.map((f) => startForward(this.client, this.taskQueue, f)));
       } else {
         await this.client.workflow.start(INGEST_BATCH_WORKFLOW, {
