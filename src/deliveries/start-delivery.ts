@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import type { DeliveryInput } from '../shared/delivery-types.js';
 import { DELIVERY_WORKFLOW } from '../shared/names.js';
+import { deliveryPriority } from '../shared/fairness.js';
 import { deliverySearchAttributes } from '../shared/search-attributes.js';
 
 export interface StartDeliveryResult {
@@ -24,6 +25,7 @@ export async function startDelivery(
       // the same event must not deliver it again.
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
       typedSearchAttributes: deliverySearchAttributes(input),
+      priority: deliveryPriority(input.endpointId),
       // With a worker on the same connection, the server hands the first workflow task
       // back in the start response: no trip through matching before the first attempt.
       ...(opts.eager ? { requestEagerStart: true } : {}),

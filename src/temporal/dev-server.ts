@@ -38,6 +38,9 @@ const DYNAMIC_CONFIG = [
   'system.forceSearchAttributesCacheRefreshOnRead=true',
   // Lets the API's starts hand the first workflow task straight to the local worker.
   'system.enableEagerWorkflowStart=true',
+  // R-SMENGO-FAIR: round-robin task dispatch across deliveries' fairness keys (endpoints).
+  'matching.useNewMatcher=true',
+  'matching.enableFairness=true',
 ];
 
 // SQLite's default rollback journal fsyncs several times per commit, and every workflow

@@ -1,6 +1,7 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
 import { setHandler, startChild } from '@temporalio/workflow';
 import { eventInputQuery } from '../shared/event-messages.js';
+import { deliveryPriority } from '../shared/fairness.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
 import { deliverySearchAttributes } from '../shared/search-attributes.js';
 import { deliveryWorkflow } from './delivery.js';
@@ -30,6 +31,7 @@ async function fanOut(input: EventInput): Promise<void> {
           parentClosePolicy: 'ABANDON',
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           typedSearchAttributes: deliverySearchAttributes(d),
+          priority: deliveryPriority(d.endpointId),
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
