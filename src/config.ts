@@ -2,14 +2,12 @@ import { z } from 'zod';
 
 // Every setting Herald reads from the environment, parsed once at start-up so a typo
 // fails the process before it accepts work rather than in the middle of a delivery.
-const csv = z
-  .string()
-  .transform((s) =>
-    s
-      .split(',')
-      .map((x) => x.trim())
-      .filter(Boolean),
-  );
+const csv = z.string().transform((s) =>
+  s
+    .split(',')
+    .map((x) => x.trim())
+    .filter(Boolean),
+);
 
 const port = z.coerce.number().int().min(0).max(65535);
 
@@ -31,16 +29,28 @@ export const configSchema = z.object({
   // base64 32-byte AES keys for the payload codec, current first; older ones only decrypt.
   HERALD_CODEC_KEYS: csv.default([]),
   // Serve /codec for the Temporal Web UI (decrypts payloads for whoever can reach it).
-  HERALD_CODEC_ENDPOINT: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  HERALD_CODEC_ENDPOINT: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   HERALD_CODEC_CORS_ORIGINS: csv.default(['http://127.0.0.1:8233', 'http://localhost:8233']),
   // SMTP for health notices (R-SMENGO-HEALTH); without a host, notices go by webhook only.
   HERALD_SMTP_HOST: z.string().min(1).optional(),
   HERALD_SMTP_PORT: port.default(587),
-  HERALD_SMTP_SECURE: z.enum(['true', 'false']).default('false').transform((v) => v === 'true'),
+  HERALD_SMTP_SECURE: z
+    .enum(['true', 'false'])
+    .default('false')
+    .transform((v) => v === 'true'),
   HERALD_SMTP_USER: z.string().min(1).optional(),
   HERALD_SMTP_PASS: z.string().min(1).optional(),
   HERALD_SMTP_FROM: z.string().min(3).default('Herald <herald@localhost>'),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Workflows kept in the worker's memory between tasks. Most deliveries sleep for hours
+  // between attempts or sit out their replay window, so a bounded cache keeps RSS flat
+  // with any number of them; an evicted one is replayed from history when it wakes.
+  HERALD_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(1000),
+  HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
+  HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
   // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
   // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
   HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),

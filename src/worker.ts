@@ -70,6 +70,10 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     dataConverter: dataConverterFor(config),
+    maxCachedWorkflows: config.HERALD_WORKER_MAX_CACHED_WORKFLOWS,
+    maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    // Sends wait on receivers, not on this CPU: many can be in flight at once.
+    maxConcurrentActivityTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES,
     ...opts.workerOptions,
   });
   return {
@@ -86,7 +90,11 @@ async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the worker on its own');
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
-  const { client } = await connectClient(config.TEMPORAL_ADDRESS, config.TEMPORAL_NAMESPACE, dataConverterFor(config));
+  const { client } = await connectClient(
+    config.TEMPORAL_ADDRESS,
+    config.TEMPORAL_NAMESPACE,
+    dataConverterFor(config),
+  );
   const { worker, close } = await createHeraldWorker({ connection, config, client });
   await worker.run();
   await close();
