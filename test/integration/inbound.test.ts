@@ -509,6 +509,21 @@ describe('R-RH-INBOUND inbound sources on the dev server', () => {
     // A forward that is not undelivered cannot be retried.
     const notDead = await tenant.call('POST', `/v1/forwards/dead-letters/${fresh.id}/retry`);
     expect(notDead.status).toBe(409);
+    // Bulk retry reports each id: here one already retried, one not undelivered, one unknown.
+    const bulk = await tenant.call('POST', '/v1/forwards/dead-letters/retry', {
+      ids: [oldId, fresh.id, `fwd_${'a'.repeat(32)}`],
+    });
+    expect(bulk.status).toBe(202);
+    const bulkBody = (await bulk.json()) as {
+      retried: unknown[];
+      failed: Array<{ id: string; code: string }>;
+    };
+    expect(bulkBody.retried).toEqual([]);
+    expect(Object.fromEntries(bulkBody.failed.map((f) => [f.id, f.code]))).toEqual({
+      [oldId]: 'already_retried',
+      [fresh.id]: 'not_a_dead_letter',
+      [`fwd_${'a'.repeat(32)}`]: 'forward_not_found',
+    });
   });
 
   it("R-RH-INBOUND: sources and forwards are the tenant's own; destinations can be added, changed and removed", async () => {
@@ -557,6 +572,7 @@ describe('R-RH-INBOUND inbound sources on the dev server', () => {
       '/v1/forwards/{id}',
       '/v1/forwards/dead-letters',
       '/v1/forwards/dead-letters/{id}/retry',
+      '/v1/forwards/dead-letters/retry',
     ])
       expect(doc.paths, p).toHaveProperty([p]);
   });

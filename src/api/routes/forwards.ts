@@ -21,7 +21,7 @@ import { overrideHeaderList, transformForSend, type Transformer } from '../../tr
 import type { TenantEnv } from '../auth.js';
 import { lit } from '../directory.js';
 import { problemResponse, router } from '../openapi.js';
-import { fail } from '../problem.js';
+import { ProblemError, fail } from '../problem.js';
 import {
   DELIVERY_STATUSES,
   attemptCount,
@@ -37,6 +37,8 @@ import {
 
 /** "Undelivered forwards" (Railhook's forward dead-letter list): forwards that gave up. */
 const UNDELIVERED: DeliveryStatus[] = ['exhausted', 'failed'];
+/** Most undelivered forwards one bulk retry takes on. */
+const BULK_RETRY_LIMIT = 1000;
 
 const forwardRowSchema = z
   .object({
@@ -285,6 +287,110 @@ export function forwardsRouter(deps: {
     },
   );
 
+  /**
+   * R-RH-INBOUND: retry of an undelivered forward: a new forward (new id, attempt 1, a fresh
+   * 24 h lifetime) of the same request to the destination as configured now.
+   */
+  const retryOne = async (tenantId: string, id: string) => {
+    const ref = await owned(tenantId, id);
+    const state = await deliveryState(client, id);
+    if (!state || !UNDELIVERED.includes(state.status))
+      fail(
+        409,
+        'not_a_dead_letter',
+        'This forward is not undelivered',
+        `It is ${state?.status ?? 'unknown'}.`,
+      );
+    const old = await forwardInputOf(client, id);
+    const fwd = old?.target?.forward;
+    if (!old || !fwd) fail(409, 'not_retryable', 'This forward can no longer be retried');
+    // The same destination as it is configured now: Railhook's advice is to fix the URL
+    // or credentials, then retry.
+    sources.drop(fwd.sourceId);
+    const source = await sources.get(fwd.sourceId);
+    const destination = source?.destinations.find((d) => d.destinationId === fwd.destinationId);
+    if (!source || source.tenantId !== tenantId || !destination)
+      fail(409, 'destination_gone', 'The destination of this forward no longer exists');
+    const newId = retryForwardId(id);
+    const input = forwardInput({
+      forwardId: newId,
+      tenantId,
+      destination,
+      policy: resolve('railhook', destination.policy, 'inbound'),
+      request: {
+        sourceId: fwd.sourceId,
+        requestId: fwd.requestId,
+        receivedAt: fwd.receivedAt,
+        headers: fwd.headers,
+        bodyEncoding: fwd.bodyEncoding,
+        retryOf: id,
+      },
+      body: old.event.body,
+      // A new forward: attempt 1 and a fresh 24 h lifetime (R-RH-LIFETIME).
+      createdAt: new Date().toISOString(),
+    });
+    const created = await startForward(client, config.HERALD_TASK_QUEUE, input);
+    if (!created)
+      fail(409, 'already_retried', 'This forward was already retried', `The retry is ${newId}.`, {
+        forwardId: newId,
+      });
+    return { id: newId, retryOf: ref.id, destinationId: destination.destinationId, status: 'pending' };
+  };
+
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/dead-letters/retry',
+      summary: `Retry many undelivered forwards: {ids} (at most ${BULK_RETRY_LIMIT}); each becomes a new forward`,
+      request: {
+        body: {
+          content: {
+            'application/json': {
+              schema: z
+                .strictObject({
+                  ids: z.array(z.string().regex(FORWARD_ID, 'a forward id')).min(1).max(BULK_RETRY_LIMIT),
+                })
+                .openapi('BulkForwardRetry'),
+            },
+          },
+          required: true,
+        },
+      },
+      responses: {
+        202: {
+          description: 'The new forwards; the rest with the reason',
+          content: {
+            'application/json': {
+              schema: z.object({
+                retried: z.array(z.object({ id: z.string(), retryOf: z.string() })),
+                failed: z.array(z.object({ id: z.string(), code: z.string() })),
+              }),
+            },
+          },
+        },
+        400: problemResponse('Invalid body'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const retried: Array<{ id: string; retryOf: string }> = [];
+      const failed: Array<{ id: string; code: string }> = [];
+      await mapLimit([...new Set(c.req.valid('json').ids)], 8, async (id) => {
+        try {
+          const r = await retryOne(tenantId, id);
+          retried.push({ id: r.id, retryOf: r.retryOf });
+        } catch (err) {
+          if (err instanceof ProblemError) failed.push({ id, code: err.code });
+          else {
+            console.error('[herald:api] forward retry failed', id, err);
+            failed.push({ id, code: 'internal_error' });
+          }
+        }
+      });
+      return c.json({ retried, failed }, 202);
+    },
+  );
+
   app.openapi(
     createRoute({
       method: 'post',
@@ -310,56 +416,7 @@ export function forwardsRouter(deps: {
         409: problemResponse('Not undelivered, already retried, or the destination is gone'),
       },
     }),
-    async (c) => {
-      const tenantId = c.get('tenantId');
-      const { id } = c.req.valid('param');
-      const ref = await owned(tenantId, id);
-      const state = await deliveryState(client, id);
-      if (!state || !UNDELIVERED.includes(state.status))
-        fail(
-          409,
-          'not_a_dead_letter',
-          'This forward is not undelivered',
-          `It is ${state?.status ?? 'unknown'}.`,
-        );
-      const old = await forwardInputOf(client, id);
-      const fwd = old?.target?.forward;
-      if (!old || !fwd) fail(409, 'not_retryable', 'This forward can no longer be retried');
-      // The same destination as it is configured now: Railhook's advice is to fix the URL
-      // or credentials, then retry.
-      sources.drop(fwd.sourceId);
-      const source = await sources.get(fwd.sourceId);
-      const destination = source?.destinations.find((d) => d.destinationId === fwd.destinationId);
-      if (!source || source.tenantId !== tenantId || !destination)
-        fail(409, 'destination_gone', 'The destination of this forward no longer exists');
-      const newId = retryForwardId(id);
-      const input = forwardInput({
-        forwardId: newId,
-        tenantId,
-        destination,
-        policy: resolve('railhook', destination.policy, 'inbound'),
-        request: {
-          sourceId: fwd.sourceId,
-          requestId: fwd.requestId,
-          receivedAt: fwd.receivedAt,
-          headers: fwd.headers,
-          bodyEncoding: fwd.bodyEncoding,
-          retryOf: id,
-        },
-        body: old.event.body,
-        // A new forward: attempt 1 and a fresh 24 h lifetime (R-RH-LIFETIME).
-        createdAt: new Date().toISOString(),
-      });
-      const created = await startForward(client, config.HERALD_TASK_QUEUE, input);
-      if (!created)
-        fail(409, 'already_retried', 'This forward was already retried', `The retry is ${newId}.`, {
-          forwardId: newId,
-        });
-      return c.json(
-        { id: newId, retryOf: ref.id, destinationId: destination.destinationId, status: 'pending' },
-        202,
-      );
-    },
+    async (c) => c.json(await retryOne(c.get('tenantId'), c.req.valid('param').id), 202),
   );
 
   app.openapi(
