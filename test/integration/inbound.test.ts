@@ -339,6 +339,10 @@ describe('R-RH-INBOUND inbound sources on the dev server', () => {
       destinations: [{ url: `${destBase}/sw` }],
     });
     expect(secret).toMatch(/^whsec_/);
+    // Shown once: the source as read back names the scheme, never the secret.
+    const read = await (await tenant.call('GET', `/v1/sources/${source.sourceId}`)).text();
+    expect(read).toContain('"secretCount":1');
+    expect(read).not.toContain(secret!.slice(6));
     const sender = new Webhook(secret!);
     const payload = '{"type":"payment.succeeded","id":"pay_1"}';
     const ts = new Date();
