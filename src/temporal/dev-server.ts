@@ -74,6 +74,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
   else args.push('--headless');
 
   const child = spawn(opts.cliPath, args, {
+    // Go's collector took an eighth of the server's CPU under load at the default GOGC=100;
+    // a larger heap target trades a few hundred MB for that CPU (BENCHMARKS.md).
+    env: { ...process.env, GOGC: process.env.GOGC ?? '400' },
     stdio: opts.inheritOutput ? 'inherit' : ['ignore', 'ignore', 'pipe'],
   });
   let stderr = '';
