@@ -64,6 +64,7 @@ async function main() {
   log(`starting the embedded default in ${herald.dataDir}`);
   await herald.start();
   const results: Record<string, unknown> = {};
+  const errors: Record<string, string> = {};
   try {
     const key = await herald.tenant('bench');
     const ctx: Ctx = { herald, receiver, receiverUrl, key, concurrency: size.concurrency, log };
@@ -71,8 +72,15 @@ async function main() {
       if (!only.has(name)) return;
       log(`${name}...`);
       const t = Date.now();
-      Object.assign(results, await fn());
-      log(`${name} done in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+      try {
+        Object.assign(results, await fn());
+        log(`${name} done in ${((Date.now() - t) / 1000).toFixed(0)} s`);
+      } catch (err) {
+        // One scenario failing must not throw away the others' numbers.
+        errors[name] = String(err instanceof Error ? err.message : err);
+        log(`${name} FAILED: ${errors[name]}`);
+      }
+      writeFileSync(out, JSON.stringify({ ...results, errors, partial: true }, null, 2) + '\n');
     };
     await step('raw', () => rawLimit(ctx, size['raw-requests']));
     await step('throughput', () => throughput(ctx, size['tp-events'], size['tp-endpoints']));
@@ -95,6 +103,7 @@ async function main() {
     results.throughputRatio = Number((results.throughputDps / results.rawLimitRps).toFixed(3));
   const report = {
     ...results,
+    ...(Object.keys(errors).length ? { errors } : {}),
     sizes: size,
     machine: {
       cores: cpus().length,
@@ -109,10 +118,11 @@ async function main() {
   writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
   console.table(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { value: v }])));
   log(`wrote ${out}`);
+  if (Object.keys(errors).length) process.exitCode = 1;
 }
 
 main().then(
-  () => process.exit(0),
+  () => process.exit(process.exitCode ?? 0),
   (err) => {
     console.error(err);
     process.exit(1);

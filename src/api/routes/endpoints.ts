@@ -2,6 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { startEndpoint } from '../../endpoints/start-endpoint.js';
+import { initialHealth } from '../../health/engine.js';
+import { healthBanner } from '../../health/reporting.js';
 import { isForbiddenAddress, parseCidrList, parseIp } from '../../policy/address.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
 import {
@@ -88,7 +90,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       const now = Date.now();
       const opSecret = body.operationalWebhook ? generateSecret() : undefined;
       if (body.operationalWebhook) checkUrl(body.operationalWebhook.url, 'standard');
-      const handle = await startEndpoint(client, config.HERALD_TASK_QUEUE, {
+      const input = {
         endpointId,
         tenantId,
         config: {
@@ -105,9 +107,23 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
         },
         secrets: [{ secret, createdAt: now }],
         createdAt: now,
-      });
+      };
+      await startEndpoint(client, config.HERALD_TASK_QUEUE, input);
       directory.forgetEndpoints(tenantId);
-      const endpoint = publicView(await owned(tenantId, handle.workflowId));
+      // Answered from what was just started, not read back with a query: a query waits for
+      // the endpoint's first workflow task, which a worker busy with a burst may take a
+      // while to run, and a create must not fail because deliveries are busy.
+      const health = initialHealth();
+      const endpoint = publicView({
+        endpointId,
+        tenantId,
+        config: input.config,
+        health,
+        banner: healthBanner(health),
+        secretCount: input.secrets.length,
+        createdAt: now,
+        deleted: false,
+      });
       return c.json({ endpoint, secret, ...(opSecret ? { operationalWebhookSecret: opSecret } : {}) }, 201);
     },
   );
