@@ -1,5 +1,5 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import type { Client } from '@temporalio/client';
+import { ServiceError, isGrpcServiceError, type Client } from '@temporalio/client';
 import { HTTPException } from 'hono/http-exception';
 import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from './auth.js';
@@ -97,6 +97,10 @@ export function createApp(deps: AppDeps) {
         malformed ? 'The request body is not valid JSON' : err.message || 'Bad request',
       );
     }
+    // Temporal did not answer in time (a busy worker behind a query, a restarting server):
+    // nothing was accepted, and the same request can simply be sent again.
+    if (err instanceof ServiceError || isGrpcServiceError(err))
+      return problem(c, 503, 'temporal_unavailable', 'Temporal did not answer in time; retry the request');
     console.error('[herald:api] unhandled error', err);
     return problem(c, 500, 'internal_error', 'Herald could not complete the request');
   });

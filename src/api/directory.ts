@@ -1,4 +1,4 @@
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { endpointViewQuery } from '../shared/endpoint-messages.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
 import { ENDPOINT_WORKFLOW } from '../shared/names.js';
@@ -96,7 +96,20 @@ export class Directory {
       const ids: string[] = [];
       const query = `WorkflowType = ${lit(ENDPOINT_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)} AND ExecutionStatus = 'Running'`;
       for await (const wf of this.client.workflow.list({ query })) ids.push(wf.workflowId);
-      const views = await Promise.all(ids.map((id) => this.endpoint(tenantId, id)));
+      // Unlike a single lookup, a list must not drop an endpoint whose query failed for a
+      // passing reason (a busy worker): publishing would silently skip it. Only an endpoint
+      // that is gone is left out; anything else fails the read, and the publish with it.
+      const views = await Promise.all(
+        ids.map(async (id) => {
+          try {
+            const v = await this.client.workflow.getHandle(id).query(endpointViewQuery);
+            return v.tenantId === tenantId && !v.deleted ? v : undefined;
+          } catch (err) {
+            if (err instanceof WorkflowNotFoundError) return undefined;
+            throw err;
+          }
+        }),
+      );
       return views
         .filter((v): v is EndpointView => v !== undefined)
         .sort((a, b) => b.createdAt - a.createdAt);

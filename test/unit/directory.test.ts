@@ -1,0 +1,44 @@
+import { ServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { describe, expect, it } from 'vitest';
+import { Directory } from '../../src/api/directory.js';
+
+/** Just enough of a Temporal client: a visibility list and one query answer per endpoint. */
+function fakeClient(answers: Record<string, () => Promise<unknown>>) {
+  return {
+    workflow: {
+      list: () =>
+        (async function* () {
+          for (const workflowId of Object.keys(answers)) yield { workflowId };
+        })(),
+      getHandle: (id: string) => ({ query: () => answers[id]!() }),
+    },
+  } as unknown as Client;
+}
+
+const view = (endpointId: string) => ({ endpointId, tenantId: 'tn_1', deleted: false, createdAt: 1 });
+
+describe('API directory', () => {
+  it('R-IDEMP: a publish never silently skips an endpoint whose read failed for a passing reason', async () => {
+    const d = new Directory(
+      fakeClient({
+        ep_a: async () => view('ep_a'),
+        ep_b: async () => {
+          throw new ServiceError('query timed out');
+        },
+      }),
+    );
+    await expect(d.endpoints('tn_1')).rejects.toThrow('query timed out');
+  });
+
+  it('leaves out an endpoint that no longer exists', async () => {
+    const d = new Directory(
+      fakeClient({
+        ep_a: async () => view('ep_a'),
+        ep_gone: async () => {
+          throw new WorkflowNotFoundError('gone', 'ep_gone', undefined);
+        },
+      }),
+    );
+    expect((await d.endpoints('tn_1')).map((e) => e.endpointId)).toEqual(['ep_a']);
+  });
+});
