@@ -1,7 +1,7 @@
 // `npm run bench`: Herald's embedded default against the raw-HTTP limit (issue 6).
 // Flags set every scenario size; `--quick` shrinks them all to a few minutes' run.
 import { cpus, totalmem, platform, release } from 'node:os';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { BenchHerald, rssMb } from './herald.js';
 import { freePort } from './ports.js';
@@ -38,6 +38,9 @@ const { values } = parseArgs({
     quick: { type: 'boolean', default: false },
     only: { type: 'string' },
     out: { type: 'string' },
+    // Continue a run that stopped part way: its results and command are kept, and the
+    // scenarios named by --only add to them.
+    merge: { type: 'string' },
     ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
   },
 });
@@ -63,7 +66,11 @@ async function main() {
   );
   log(`starting the embedded default in ${herald.dataDir}`);
   await herald.start();
+  const earlier = values.merge
+    ? (JSON.parse(readFileSync(values.merge, 'utf8')) as Record<string, unknown>)
+    : undefined;
   const results: Record<string, unknown> = {};
+  if (earlier) for (const [k, v] of Object.entries(earlier)) if (typeof v === 'number') results[k] = v;
   const errors: Record<string, string> = {};
   try {
     const key = await herald.tenant('bench');
@@ -112,7 +119,10 @@ async function main() {
       os: `${platform()} ${release()}`,
       node: process.version,
     },
-    command: `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    command: [
+      ...(earlier ? [String(earlier.command ?? 'an earlier run')] : []),
+      `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    ].join(' && then '),
     at: new Date().toISOString(),
   };
   writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
