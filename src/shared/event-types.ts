@@ -23,6 +23,12 @@ export interface EventRecord {
   body: string;
   deliveries: Array<{ id: string; endpointId: string }>;
   skipped: Array<{ endpointId: string; reason: string }>;
+  /**
+   * When the caller started the deliveries itself (`deliveriesStarted`): what it started,
+   * so a repeated publish can finish a fan-out the first request left half done. Kept in
+   * the result, which the server returns without asking a worker.
+   */
+  started?: EventInput['deliveries'];
 }
 
 /** The record an event answers with, derived from what was accepted. */
@@ -34,5 +40,6 @@ export function eventRecordOf(input: EventInput): EventRecord {
     body: input.event.body,
     deliveries: input.deliveries.map((d) => ({ id: d.deliveryId, endpointId: d.endpointId })),
     skipped: input.skipped,
+    ...(input.deliveriesStarted ? { started: input.deliveries } : {}),
   };
 }

@@ -1,6 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/common';
-import { setHandler, startChild } from '@temporalio/workflow';
-import { eventInputQuery } from '../shared/event-messages.js';
+import { startChild } from '@temporalio/workflow';
 import { deliveryPriority } from '../shared/fairness.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
 import { deliverySearchAttributes } from '../shared/search-attributes.js';
@@ -14,7 +13,6 @@ import { deliveryWorkflow } from './delivery.js';
  * first attempt) and keeps this workflow as the record only.
  */
 export async function eventWorkflow(input: EventInput): Promise<EventRecord> {
-  setHandler(eventInputQuery, () => input);
   if (!input.deliveriesStarted) await fanOut(input);
   return eventRecordOf(input);
 }

@@ -8,7 +8,6 @@ import { matchesEventType } from '../../policy/event-filter.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
 import type { DeliveryInput } from '../../shared/delivery-types.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../../shared/event-types.js';
-import { eventInputQuery } from '../../shared/event-messages.js';
 import { startDelivery } from '../../deliveries/start-delivery.js';
 import { deliveryIdFor, newEventId } from '../../shared/ids.js';
 import { DELIVERY_WORKFLOW, EVENT_WORKFLOW } from '../../shared/names.js';
@@ -204,10 +203,14 @@ export function eventsRouter(deps: {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
         // Same key, same answer: whatever the first request decided. Its deliveries are
         // started again (a no-op unless that request died half way through its fan-out).
-        await handle.result();
-        const first = await handle.query(eventInputQuery);
-        await startAll(first);
-        return c.json(publicRecord(eventRecordOf(first)), 202);
+        const first = await handle.result();
+        await startAll({
+          tenantId,
+          event: { id: first.eventId, type: first.type, occurredAt: first.occurredAt, body: first.body },
+          deliveries: first.started ?? [],
+          skipped: first.skipped,
+        });
+        return c.json(publicRecord(first), 202);
       }
       // Started by the API itself rather than by the event workflow: the 202 waits only for
       // the starts, not for a workflow task of the event's record.
