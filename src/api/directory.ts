@@ -60,7 +60,29 @@ export class Directory {
   private readonly keys = new TtlCache<Array<{ keyId: string; hash: string }>>(2000, 30_000);
   private readonly endpointLists = new TtlCache<EndpointView[]>(1000, 30_000);
 
+  /**
+   * Endpoints this process created in the last minute. Visibility is eventually
+   * consistent, so a list right after a create may not show the new endpoint yet; a
+   * publish straight after creating one must still reach it.
+   */
+  private readonly created = new Map<string, Map<string, number>>();
+
   constructor(readonly client: Client) {}
+
+  rememberCreated(tenantId: string, endpointId: string) {
+    let m = this.created.get(tenantId);
+    if (!m) this.created.set(tenantId, (m = new Map()));
+    m.set(endpointId, Date.now());
+    this.endpointLists.drop(tenantId);
+  }
+
+  private recentlyCreated(tenantId: string): string[] {
+    const m = this.created.get(tenantId);
+    if (!m) return [];
+    for (const [id, at] of m) if (Date.now() - at > 60_000) m.delete(id);
+    if (m.size === 0) this.created.delete(tenantId);
+    return [...m.keys()];
+  }
 
   tenantKeys(tenantId: string) {
     return this.keys.get(tenantId, () => this.client.workflow.getHandle(tenantId).query(tenantKeysQuery));
@@ -96,6 +118,7 @@ export class Directory {
       const ids: string[] = [];
       const query = `WorkflowType = ${lit(ENDPOINT_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)} AND ExecutionStatus = 'Running'`;
       for await (const wf of this.client.workflow.list({ query })) ids.push(wf.workflowId);
+      for (const id of this.recentlyCreated(tenantId)) if (!ids.includes(id)) ids.push(id);
       // Unlike a single lookup, a list must not drop an endpoint whose query failed for a
       // passing reason (a busy worker): publishing would silently skip it. Only an endpoint
       // that is gone is left out; anything else fails the read, and the publish with it.

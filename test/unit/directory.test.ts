@@ -30,6 +30,17 @@ describe('API directory', () => {
     await expect(d.endpoints('tn_1')).rejects.toThrow('query timed out');
   });
 
+  it('R-IDEMP: a publish right after creating an endpoint reaches it, before visibility lists it', async () => {
+    const client = fakeClient({ ep_a: async () => view('ep_a') });
+    const handle = client.workflow.getHandle;
+    // Visibility lists only ep_a; ep_new exists and answers its query.
+    (client.workflow as { getHandle: unknown }).getHandle = (id: string) =>
+      id === 'ep_new' ? { query: async () => view('ep_new') } : handle(id);
+    const d = new Directory(client);
+    d.rememberCreated('tn_1', 'ep_new');
+    expect((await d.endpoints('tn_1')).map((e) => e.endpointId).sort()).toEqual(['ep_a', 'ep_new']);
+  });
+
   it('leaves out an endpoint that no longer exists', async () => {
     const d = new Directory(
       fakeClient({

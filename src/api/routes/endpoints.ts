@@ -109,7 +109,7 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
         createdAt: now,
       };
       await startEndpoint(client, config.HERALD_TASK_QUEUE, input);
-      directory.forgetEndpoints(tenantId);
+      directory.rememberCreated(tenantId, endpointId);
       // Answered from what was just started, not read back with a query: a query waits for
       // the endpoint's first workflow task, which a worker busy with a burst may take a
       // while to run, and a create must not fail because deliveries are busy.
