@@ -106,6 +106,7 @@ async function main() {
     await receiver.close();
   }
 
+  results.publishRetriedAfter503 = herald.retried503;
   if (typeof results.rawLimitRps === 'number' && typeof results.throughputDps === 'number')
     results.throughputRatio = Number((results.throughputDps / results.rawLimitRps).toFixed(3));
   const report = {

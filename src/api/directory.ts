@@ -124,12 +124,17 @@ export class Directory {
       // that is gone is left out; anything else fails the read, and the publish with it.
       const views = await Promise.all(
         ids.map(async (id) => {
-          try {
-            const v = await this.client.workflow.getHandle(id).query(endpointViewQuery);
-            return v.tenantId === tenantId && !v.deleted ? v : undefined;
-          } catch (err) {
-            if (err instanceof WorkflowNotFoundError) return undefined;
-            throw err;
+          // A just-created endpoint cannot answer until its first workflow task has run;
+          // give it a few seconds before failing the publish.
+          for (let wait = 250; ; wait *= 2) {
+            try {
+              const v = await this.client.workflow.getHandle(id).query(endpointViewQuery);
+              return v.tenantId === tenantId && !v.deleted ? v : undefined;
+            } catch (err) {
+              if (err instanceof WorkflowNotFoundError) return undefined;
+              if (wait > 2000) throw err;
+              await new Promise((r) => setTimeout(r, wait));
+            }
           }
         }),
       );
