@@ -35,9 +35,16 @@ const DYNAMIC_CONFIG = [
   'history.rps=100000',
   'matching.rps=100000',
   'frontend.rps=100000',
-  'system.forceSearchAttributesCacheRefreshOnRead=true',
+  // The CLI turns this on so search attributes added at run time show at once; it makes
+  // every start, upsert and visibility row re-read the cluster metadata from SQLite (a
+  // sixth of the server's CPU per delivery, BENCHMARKS.md). Herald's attributes are
+  // written with the namespace before the server starts, so the 60 s cache never misses them.
+  'system.forceSearchAttributesCacheRefreshOnRead=false',
   // Lets the API's starts hand the first workflow task straight to the local worker.
   'system.enableEagerWorkflowStart=true',
+  // A send scheduled by a workflow task comes back with that task's completion when the
+  // worker has a free slot: no transfer task or matching round trip per attempt.
+  'system.enableActivityEagerExecution=true',
   // R-SMENGO-FAIR: round-robin task dispatch across deliveries' fairness keys (endpoints).
   'matching.useNewMatcher=true',
   'matching.enableFairness=true',
