@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, existsSync } from 'node:fs
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
+import { startNodeFlags } from './start-flags.js';
 import { Pool } from 'undici';
 
 export const OPERATOR_KEY = 'op_bench_key_0123456789abcdef';
@@ -37,7 +38,7 @@ export class BenchHerald {
     };
     delete env.TEMPORAL_ADDRESS;
     // BENCH_NODE_ARGS: extra flags for the Herald process, e.g. `--cpu-prof` to profile it.
-    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+    const nodeArgs = [...startNodeFlags(), ...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean)];
     this.child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', 'src/main.ts'], {
       env,
       detached: true,

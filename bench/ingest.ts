@@ -18,6 +18,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
+import { startNodeFlags } from './start-flags.js';
 
 const OPERATOR_KEY = 'op_bench_ingest_0123456789abcdef';
 
@@ -66,7 +67,7 @@ async function startHerald(dataDir: string, ports: { api: number; temporal: numb
     HERALD_OPERATOR_KEY: OPERATOR_KEY,
   };
   delete env.TEMPORAL_ADDRESS;
-  const child: ChildProcess = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const child: ChildProcess = spawn(process.execPath, [...startNodeFlags(), '--import', 'tsx', 'src/main.ts'], {
     env,
     detached: true,
     stdio: ['ignore', 'pipe', 'pipe'],
