@@ -1,0 +1,4 @@
+export const floorActivities = {
+  async noop(): Promise<void> {},
+};
+export type FloorActivities = typeof floorActivities;
