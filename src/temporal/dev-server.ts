@@ -42,9 +42,8 @@ const DYNAMIC_CONFIG = [
   'system.forceSearchAttributesCacheRefreshOnRead=false',
   // Lets the API's starts hand the first workflow task straight to the local worker.
   'system.enableEagerWorkflowStart=true',
-  // A send scheduled by a workflow task comes back with that task's completion when the
-  // worker has a free slot: no transfer task or matching round trip per attempt.
-  'system.enableActivityEagerExecution=true',
+  // Eager activity execution stays off: an eagerly dispatched send skips matching, and with
+  // it the fair dispatch by endpoint (R-SMENGO-FAIR; fairness.test.ts failed with it on).
   // R-SMENGO-FAIR: round-robin task dispatch across deliveries' fairness keys (endpoints).
   'matching.useNewMatcher=true',
   'matching.enableFairness=true',
