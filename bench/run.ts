@@ -72,6 +72,20 @@ async function main() {
   const results: Record<string, unknown> = {};
   if (earlier) for (const [k, v] of Object.entries(earlier)) if (typeof v === 'number') results[k] = v;
   const errors: Record<string, string> = {};
+  const meta = () => ({
+    sizes: size,
+    machine: {
+      cores: cpus().length,
+      cpu: cpus()[0]?.model,
+      memoryGb: Math.round(totalmem() / 2 ** 30),
+      os: `${platform()} ${release()}`,
+      node: process.version,
+    },
+    command: [
+      ...(earlier ? [String(earlier.command ?? 'an earlier run')] : []),
+      `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
+    ].join(' && then '),
+  });
   try {
     const key = await herald.tenant('bench');
     const ctx: Ctx = { herald, receiver, receiverUrl, key, concurrency: size.concurrency, log };
@@ -87,7 +101,16 @@ async function main() {
         errors[name] = String(err instanceof Error ? err.message : err);
         log(`${name} FAILED: ${errors[name]}`);
       }
-      writeFileSync(out, JSON.stringify({ ...results, errors, partial: true }, null, 2) + '\n');
+      // Written after every scenario, with the sizes and command, so a run stopped part way
+      // still leaves a complete record of what it measured.
+      writeFileSync(
+        out,
+        JSON.stringify(
+          { ...results, publishRetriedAfter503: herald.retried503, errors, partial: true, ...meta() },
+          null,
+          2,
+        ) + '\n',
+      );
     };
     await step('raw', () => rawLimit(ctx, size['raw-requests']));
     await step('throughput', () => throughput(ctx, size['tp-events'], size['tp-endpoints']));
@@ -112,18 +135,7 @@ async function main() {
   const report = {
     ...results,
     ...(Object.keys(errors).length ? { errors } : {}),
-    sizes: size,
-    machine: {
-      cores: cpus().length,
-      cpu: cpus()[0]?.model,
-      memoryGb: Math.round(totalmem() / 2 ** 30),
-      os: `${platform()} ${release()}`,
-      node: process.version,
-    },
-    command: [
-      ...(earlier ? [String(earlier.command ?? 'an earlier run')] : []),
-      `npm run bench${process.argv.length > 2 ? ` -- ${process.argv.slice(2).join(' ')}` : ''}`,
-    ].join(' && then '),
+    ...meta(),
     at: new Date().toISOString(),
   };
   writeFileSync(out, JSON.stringify(report, null, 2) + '\n');
