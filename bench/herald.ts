@@ -65,6 +65,10 @@ export class BenchHerald {
     throw new Error(`herald did not come up:\n${this.output}`);
   }
 
+  get temporalPort() {
+    return this.ports.temporal;
+  }
+
   /** Worker + API process (they share one in the embedded default). */
   get pid() {
     return this.child!.pid!;

@@ -15,6 +15,8 @@ export class BenchReceiver {
   readonly okReceipts = new Map<string, number>();
   readonly attemptsByDelivery = new Map<string, number>();
   readonly deliveriesByPath = new Map<string, Set<string>>();
+  /** The delivery that brought each event first, to look a slow one up in Temporal. */
+  readonly firstDelivery = new Map<string, string>();
   requests = 0;
   private modes = new Map<string, PathMode>();
   private server?: Server;
@@ -34,7 +36,10 @@ export class BenchReceiver {
         const delivery = req.headers['idempotency-key'];
         const path = (req.url ?? '/').split('?')[0]!;
         const mode = this.modes.get(path) ?? { status: 200 };
-        if (typeof id === 'string' && !this.firstArrival.has(id)) this.firstArrival.set(id, at);
+        if (typeof id === 'string' && !this.firstArrival.has(id)) {
+          this.firstArrival.set(id, at);
+          if (typeof delivery === 'string') this.firstDelivery.set(id, delivery);
+        }
         if (typeof delivery === 'string') {
           this.attemptsByDelivery.set(delivery, (this.attemptsByDelivery.get(delivery) ?? 0) + 1);
           let set = this.deliveriesByPath.get(path);

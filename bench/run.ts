@@ -125,6 +125,13 @@ async function main() {
     );
     await step('recovery', () => recovery(ctx, size['rec-events'], size['rec-fail-seconds']));
   } finally {
+    // BENCH_HOLD_SECONDS: keep the dev server up after the run, to read histories with
+    // `temporal workflow show` (its address is in the log).
+    const hold = Number(process.env.BENCH_HOLD_SECONDS ?? 0);
+    if (hold > 0) {
+      log(`holding for ${hold} s; Temporal at 127.0.0.1:${herald.temporalPort}`);
+      await new Promise((r) => setTimeout(r, hold * 1000));
+    }
     await herald.stop();
     await receiver.close();
   }

@@ -159,7 +159,8 @@ export async function fairness(ctx: Ctx, burst: number, quietCount: number) {
     }
   })();
   await closedLoop(burst, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, bid(i), busy!.type));
-  ctx.log(`fairness: burst of ${burst} published in ${round((nowMs() - t0) / 1000)} s`);
+  const publishedAt = nowMs();
+  ctx.log(`fairness: burst of ${burst} published in ${round((publishedAt - t0) / 1000)} s`);
   await ctx.receiver.until(burstArrived, 30 * 60_000, 'the burst');
   burstDone = true;
   await quietLoop;
@@ -170,11 +171,23 @@ export async function fairness(ctx: Ctx, burst: number, quietCount: number) {
   );
   let last = 0;
   for (let i = 0; i < burst; i++) last = Math.max(last, ctx.receiver.firstArrival.get(bid(i))!);
-  const lat = quietAcks.map((q) => Math.max(0, ctx.receiver.firstArrival.get(q.id)! - q.at));
+  const latOf = (q: { id: string; at: number }) => Math.max(0, ctx.receiver.firstArrival.get(q.id)! - q.at);
+  const lat = quietAcks.map(latOf);
+  // Where the tail is: quiet events acknowledged while the burst's publishes were still
+  // arriving, against those after; and the slowest few, to read their histories.
+  const during = quietAcks.filter((q) => q.at < publishedAt).map(latOf);
+  const after = quietAcks.filter((q) => q.at >= publishedAt).map(latOf);
+  const slowest = [...quietAcks].sort((a, b) => latOf(b) - latOf(a)).slice(0, 5);
+  for (const q of slowest)
+    ctx.log(
+      `fairness: slow quiet ${q.id} (delivery ${ctx.receiver.firstDelivery.get(q.id)}): acknowledged ${round((q.at - t0) / 1000)} s into the burst, arrived ${round(latOf(q))} ms later`,
+    );
   return {
     fairnessQuietP50Ms: round(percentile(lat, 50)),
     fairnessQuietP99Ms: round(percentile(lat, 99)),
     fairnessQuietEvents: lat.length,
+    fairnessQuietP99WhilePublishingMs: round(percentile(during, 99)),
+    fairnessQuietP99AfterPublishingMs: round(percentile(after, 99)),
     burstSeconds: round((last - t0) / 1000),
   };
 }
