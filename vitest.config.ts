@@ -8,13 +8,17 @@ export default defineConfig({
     projects: [
       {
         extends: true,
-        test: { name: 'unit', include: ['test/unit/**/*.test.ts'] },
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts', 'test/security/unit/**/*.test.ts'] },
       },
       {
         extends: true,
         test: {
           name: 'temporal',
-          include: ['test/workflows/**/*.test.ts', 'test/integration/**/*.test.ts'],
+          include: [
+            'test/workflows/**/*.test.ts',
+            'test/integration/**/*.test.ts',
+            'test/security/integration/**/*.test.ts',
+          ],
           globalSetup: ['test/setup/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
