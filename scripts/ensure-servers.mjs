@@ -7,6 +7,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { delimiter, dirname, join } from 'node:path';
+import { sumdbUnreachable } from './go-sumdb.mjs';
 import {
   TEMPORAL_CLI_VERSION,
   TEST_SERVER_VERSION,
@@ -60,10 +61,10 @@ export function ensureDevServer() {
   // -buildvcs=false: the build runs outside any repository, so VCS stamping can only fail.
   const env = { ...process.env, GOBIN: gobin, GOFLAGS: '-buildvcs=false', CGO_ENABLED: '0' };
   let r = run('go', ['install', pkg], { env });
-  if (!r.ok && /sum\.golang\.org|checksum database|verifying module/i.test(r.stderr)) {
-    // Some networks reach the module proxy but not the checksum database. The proxy
-    // already serves content-addressed zips, so we retry without the sumdb lookup.
-    log('the Go checksum database is unreachable; retrying with GONOSUMDB=github.com,go.temporal.io,...');
+  if (!r.ok && sumdbUnreachable(r.stderr)) {
+    // Some networks reach the module proxy but not the checksum database; then, and only
+    // then, the proxy's content-addressed zips are trusted without the database's word.
+    log('the Go checksum database is unreachable; retrying once with GOSUMDB=off');
     r = run('go', ['install', pkg], { env: { ...env, GOSUMDB: 'off' } });
   }
   if (!r.ok) fail(`go install ${pkg} failed:\n${r.stderr}`);
