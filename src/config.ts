@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { applyDevAllowances } from './dev-allowances.js';
 
 // Every setting Herald reads from the environment, parsed once at start-up so a typo
 // fails the process before it accepts work rather than in the middle of a delivery.
@@ -11,6 +12,12 @@ const csv = z.string().transform((s) =>
 
 const port = z.coerce.number().int().min(0).max(65535);
 
+const bool = (fallback: 'true' | 'false') =>
+  z
+    .enum(['true', 'false'])
+    .default(fallback)
+    .transform((v) => v === 'true');
+
 export const configSchema = z.object({
   TEMPORAL_ADDRESS: z.string().min(1).optional(),
   TEMPORAL_NAMESPACE: z.string().min(1).default('default'),
@@ -20,6 +27,11 @@ export const configSchema = z.object({
   HERALD_DATA_DIR: z.string().min(1).default('.data'),
   HERALD_TEMPORAL_PORT: port.default(7233),
   HERALD_TEMPORAL_UI_PORT: port.default(8233),
+  // Issue 13.3: the embedded dev server's HTTP API and /metrics ports. The CLI picks random
+  // ones by default; Herald pins them so deliveries can be refused on them (src/own-ports.ts).
+  // Unset: the frontend port + 10 (7243, Temporal's usual HTTP port) and + 11.
+  HERALD_TEMPORAL_HTTP_PORT: port.optional(),
+  HERALD_TEMPORAL_METRICS_PORT: port.optional(),
   HERALD_OPERATOR_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
   // CIDRs that may be delivered to despite R-SSRF; for local development only.
   HERALD_ALLOW_ADDRESSES: csv.default([]),
@@ -28,12 +40,29 @@ export const configSchema = z.object({
   HERALD_DEFAULT_PRESET: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']).default('standard'),
   // base64 32-byte AES keys for the payload codec, current first; older ones only decrypt.
   HERALD_CODEC_KEYS: csv.default([]),
-  // Serve /codec for the Temporal Web UI (decrypts payloads for whoever can reach it).
-  HERALD_CODEC_ENDPOINT: z
-    .enum(['true', 'false'])
-    .default('false')
-    .transform((v) => v === 'true'),
+  // Issue 13.1: a worker or API on a cluster it did not start refuses to run without codec
+  // keys; this is the only way round, and it is logged at every start.
+  HERALD_ALLOW_PLAINTEXT_HISTORY: bool('false'),
+  // Issue 13.1: the codec refuses to decode a payload that is not encrypted (one written
+  // before the codec was turned on, or injected by anyone with write access to Temporal).
+  // Turn on only while migrating histories written in plaintext.
+  HERALD_CODEC_ACCEPT_PLAINTEXT: bool('false'),
+  // Issue 13.2: serve the codec for the Temporal Web UI, on its own listener. It decrypts
+  // payloads for whoever holds HERALD_CODEC_TOKEN, so it binds to loopback by default.
+  HERALD_CODEC_ENDPOINT: bool('false'),
+  HERALD_CODEC_HOST: z.string().min(1).default('127.0.0.1'),
+  HERALD_CODEC_PORT: port.default(3001),
+  // The codec listener's credential: `Authorization: Bearer <token>`, or the first path
+  // segment (`http://host:port/<token>/decode`), which is the only form the dev server's
+  // Web UI can send. `npm start` makes one in .data/codec.token.
+  HERALD_CODEC_TOKEN: z.string().min(32, 'must be at least 32 characters').optional(),
   HERALD_CODEC_CORS_ORIGINS: csv.default(['http://127.0.0.1:8233', 'http://localhost:8233']),
+  // A request body larger than this is answered 413 before it is read in full.
+  HERALD_CODEC_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .default(4 * 1024 * 1024),
   // SMTP for health notices (R-SMENGO-HEALTH); without a host, notices go by webhook only.
   HERALD_SMTP_HOST: z.string().min(1).optional(),
   HERALD_SMTP_PORT: port.default(587),
@@ -45,6 +74,20 @@ export const configSchema = z.object({
   HERALD_SMTP_PASS: z.string().min(1).optional(),
   HERALD_SMTP_FROM: z.string().min(3).default('Herald <herald@localhost>'),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Issue 13.6: publishes (POST /v1/events) per tenant, a token bucket per API process;
+  // over it, 429 rate_limited with Retry-After. Far above what the benchmarks publish (~60/s).
+  HERALD_PUBLISH_RATE_PER_SECOND: z.coerce.number().positive().default(1000),
+  HERALD_PUBLISH_BURST: z.coerce.number().int().min(1).default(2000),
+  // Issue 13.6: requests to one inbound source (POST /in/{id}), a token bucket per API
+  // process; over it, 429 rate_limited with Retry-After. Each request fans out to up to 20
+  // destinations; the ingest benchmark sends 200/s to one source.
+  HERALD_INGEST_RATE_PER_SECOND: z.coerce.number().positive().default(500),
+  HERALD_INGEST_BURST: z.coerce.number().int().min(1).default(1000),
+  // Issue 13.6: one publish fans out to at most this many ad-hoc targets (400 too_many_targets),
+  // and a tenant has at most this many endpoints (409 endpoint_limit_reached): each one is a
+  // workflow, and each target a delivery at a third party, for a single request.
+  HERALD_MAX_TARGETS_PER_PUBLISH: z.coerce.number().int().min(0).max(1000).default(20),
+  HERALD_MAX_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(1).default(100),
   // Workflows kept in the worker's memory between tasks. Most deliveries sleep for hours
   // between attempts or sit out their replay window, so a bounded cache keeps RSS flat
   // with any number of them; an evicted one is replayed from history when it wakes.
@@ -71,22 +114,64 @@ export class ConfigError extends Error {
   override name = 'ConfigError';
 }
 
+/**
+ * HERALD_* variables read by something other than this schema (the server installer and
+ * the load tests), so their presence in the environment is not a typo.
+ */
+export const HERALD_VARIABLES_READ_ELSEWHERE = ['HERALD_CACHE_DIR', 'HERALD_TEST_SCALE_N'] as const;
+
 export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
   const known = Object.fromEntries(Object.entries(env).filter(([k]) => k in configSchema.shape));
+  // Issue 13.1: an unknown HERALD_* name is a typo until proven otherwise. Ignoring one once
+  // turned a misspelt HERALD_CODEC_KEYS into a production stack writing plaintext history.
+  const unknown = Object.keys(env)
+    .filter((k) => k.startsWith('HERALD_') && env[k] !== undefined)
+    .filter(
+      (k) =>
+        !(k in configSchema.shape) && !(HERALD_VARIABLES_READ_ELSEWHERE as readonly string[]).includes(k),
+    )
+    .sort();
+  const lines = unknown.map((k) => {
+    const near = closestKnownVariable(k);
+    return `  ${k}: unknown variable${near ? ` (did you mean ${near}?)` : ''}`;
+  });
   const parsed = configSchema.safeParse(known);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+  if (!parsed.success) lines.push(...parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`));
+  if (lines.length > 0 || !parsed.success)
     throw new ConfigError(`invalid Herald configuration:\n${lines.join('\n')}`);
-  }
   return parsed.data;
 }
 
-/** Development defaults: `npm start` delivers to receivers on this machine out of the box. */
+/** The known HERALD_* name nearest to `name`, if it is near enough to be the one meant. */
+export function closestKnownVariable(name: string): string | undefined {
+  let best: { name: string; distance: number } | undefined;
+  for (const k of Object.keys(configSchema.shape)) {
+    if (!k.startsWith('HERALD_')) continue;
+    const distance = levenshtein(name, k);
+    if (!best || distance < best.distance) best = { name: k, distance };
+  }
+  // Beyond a third of the name it is a different word, not a typo: no suggestion.
+  return best && best.distance <= Math.max(2, Math.floor(name.length / 3)) ? best.name : undefined;
+}
+
+function levenshtein(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      row[j] = Math.min(prev[j]! + 1, row[j - 1]! + 1, prev[j - 1]! + cost);
+    }
+    prev = row;
+  }
+  return prev[b.length]!;
+}
+
+/**
+ * Development defaults: `npm start` delivers to receivers on this machine out of the box,
+ * but only with its embedded Temporal server and the API on loopback (issue 13.3; the rule
+ * and the list are in src/dev-allowances.ts). An explicit setting always wins.
+ */
 export function withDevDefaults(env: Record<string, string | undefined>): Record<string, string | undefined> {
-  return {
-    HERALD_ALLOW_ADDRESSES: '127.0.0.1/32,::1/128',
-    HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1,localhost,[::1]',
-    HERALD_CODEC_ENDPOINT: 'true',
-    ...env,
-  };
+  return applyDevAllowances(env);
 }

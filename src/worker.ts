@@ -3,13 +3,14 @@ import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker
 import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
-import { loadConfig, type Config } from './config.js';
-import { dataConverterFor } from './temporal/data-converter.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { assertHistoryEncrypted, dataConverterFor } from './temporal/data-converter.js';
 import { connectClient } from './temporal/connect.js';
 import { createHttpSender } from './activities/http-sender.js';
 import { createSmtpMailer } from './notify/mailer.js';
 import { createNotifier, createWebhookSenderFromHttpSender } from './notify/notifier.js';
 import { parseCidrList } from './policy/address.js';
+import { heraldOwnPorts } from './own-ports.js';
 import { assertPresetsFit } from './deliveries/policy-resolver.js';
 import { TransformSandbox, sandboxOptionsFrom } from './transform/sandbox.js';
 
@@ -35,6 +36,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     dispatchers,
     allowAddresses: parseCidrList(config.HERALD_ALLOW_ADDRESSES),
     allowHttpHosts: config.HERALD_ALLOW_HTTP_HOSTS,
+    reservedPorts: heraldOwnPorts(config),
     now: () => new Date(),
   };
   const mailer = config.HERALD_SMTP_HOST
@@ -89,6 +91,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the worker on its own');
+  assertHistoryEncrypted(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const { client } = await connectClient(
     config.TEMPORAL_ADDRESS,
@@ -103,7 +106,7 @@ async function main() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((err) => {
-    console.error(err);
+    console.error(err instanceof ConfigError ? err.message : err);
     process.exit(1);
   });
 }

@@ -1,10 +1,11 @@
 import { serve } from '@hono/node-server';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
-import { loadConfig, type Config } from '../config.js';
+import { ConfigError, loadConfig, type Config } from '../config.js';
 import { connectClient } from '../temporal/connect.js';
-import { dataConverterFor } from '../temporal/data-converter.js';
+import { assertHistoryEncrypted, dataConverterFor } from '../temporal/data-converter.js';
 import { createApp } from './app.js';
+import { startCodecServer } from './codec-server.js';
 
 export function startApi(client: Client, config: Config, opts: { eagerStart?: boolean } = {}) {
   const app = createApp({ client, config, eagerStart: opts.eagerStart });
@@ -18,6 +19,12 @@ export function startApi(client: Client, config: Config, opts: { eagerStart?: bo
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
+  assertHistoryEncrypted(config);
+  // Issue 13.2: the Web UI's codec, on its own listener (never the API's port).
+  if (startCodecServer(config))
+    console.log(
+      `[herald] codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
+    );
   const { client } = await connectClient(
     config.TEMPORAL_ADDRESS,
     config.TEMPORAL_NAMESPACE,
@@ -29,7 +36,7 @@ async function main() {
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((err) => {
-    console.error(err);
+    console.error(err instanceof ConfigError ? err.message : err);
     process.exit(1);
   });
 }

@@ -16,8 +16,15 @@ export class AesGcmCodec implements PayloadCodec {
   private readonly keys = new Map<string, Buffer>();
   private readonly currentId: string;
 
-  /** `keys`: base64 32-byte keys, current first; older ones only decrypt. */
-  constructor(keys: string[]) {
+  private readonly acceptPlaintext: boolean;
+
+  /**
+   * `keys`: base64 32-byte keys, current first; older ones only decrypt.
+   * `acceptPlaintext`: pass unencrypted payloads through decode instead of refusing them
+   * (histories written before the codec was on; see HERALD_CODEC_ACCEPT_PLAINTEXT).
+   */
+  constructor(keys: string[], opts: { acceptPlaintext?: boolean } = {}) {
+    this.acceptPlaintext = opts.acceptPlaintext ?? false;
     if (keys.length === 0) throw new Error('AesGcmCodec needs at least one key');
     for (const k of keys) {
       const raw = Buffer.from(k, 'base64');
@@ -46,18 +53,38 @@ export class AesGcmCodec implements PayloadCodec {
 
   async decode(payloads: Payload[]): Promise<Payload[]> {
     return payloads.map((p) => {
-      if (Buffer.from(p.metadata?.encoding ?? []).toString() !== ENCODING) return p;
+      if (Buffer.from(p.metadata?.encoding ?? []).toString() !== ENCODING) {
+        // Every payload Herald writes is encrypted, so a plain one was written by someone
+        // else, or before the codec was on: unauthenticated input, refused unless migrating.
+        if (this.acceptPlaintext) return p;
+        throw new PlaintextPayloadError();
+      }
       const id = Buffer.from(p.metadata?.['encryption-key-id'] ?? []).toString();
       const key = this.keys.get(id);
-      if (!key) throw new Error(`no codec key with id ${id}: was HERALD_CODEC_KEY rotated without keeping the old key?`);
+      if (!key)
+        throw new Error(
+          `no codec key with id ${id}: was HERALD_CODEC_KEYS rotated without keeping the old key?`,
+        );
       const data = Buffer.from(p.data ?? []);
       const iv = data.subarray(0, IV_BYTES);
       const tag = data.subarray(data.length - TAG_BYTES);
       const decipher = createDecipheriv(CIPHER, key, iv);
       decipher.setAuthTag(tag);
-      const plain = Buffer.concat([decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)), decipher.final()]);
+      const plain = Buffer.concat([
+        decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),
+        decipher.final(),
+      ]);
       return proto.temporal.api.common.v1.Payload.decode(plain);
     });
+  }
+}
+
+export class PlaintextPayloadError extends Error {
+  override name = 'PlaintextPayloadError';
+  constructor() {
+    super(
+      'refusing to decode an unencrypted payload; set HERALD_CODEC_ACCEPT_PLAINTEXT=true only while migrating histories written without the codec',
+    );
   }
 }
 

@@ -6,6 +6,7 @@ import type { TestProject } from 'vitest/node';
 import { ensureDevServer, ensureTestServer } from '../../scripts/ensure-servers.mjs';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
 import { WORKFLOWS_PATH } from '../../src/worker.js';
+import { FAILURE_CONVERTER_PATH } from '../../src/temporal/data-converter.js';
 import { freePort } from '../helpers/ports.js';
 
 declare module 'vitest' {
@@ -25,7 +26,13 @@ export default async function setup(project: TestProject) {
   const testServer = ensureTestServer();
   const [started, bundle] = await Promise.all([
     startDevServer({ cliPath: cli, port: await freePort(), namespace: 'default' }),
-    bundleWorkflowCode({ workflowsPath: WORKFLOWS_PATH, logger: quietLogger }),
+    // The failure converter the workers' data converter names (issue 13.7), so workflow
+    // failures are encrypted in tests as in production.
+    bundleWorkflowCode({
+      workflowsPath: WORKFLOWS_PATH,
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      logger: quietLogger,
+    }),
   ]);
   server = started;
   const dir = mkdtempSync(join(tmpdir(), 'herald-bundle-'));

@@ -40,32 +40,65 @@ describe('payload codec: secrets never sit in Temporal history in plaintext', ()
 });
 
 describe('codec endpoint for the Temporal Web UI', () => {
-  it('decodes encrypted payloads for operators, and answers CORS only for the UI origin', async () => {
-    const { createApp } = await import('../../src/api/app.js');
-    const { loadConfig } = await import('../../src/config.js');
+  it('decodes encrypted payloads for a caller with the token, and answers CORS only for the UI origin', async () => {
+    const { codecApp } = await import('../../src/api/codec-server.js');
     const key = generateCodecKey();
-    const config = loadConfig({ HERALD_CODEC_KEYS: key, HERALD_CODEC_ENDPOINT: 'true' });
-    const app = createApp({ client: {} as never, config });
-    const [enc] = await new AesGcmCodec([key]).encode([defaultPayloadConverter.toPayload({ hello: 'operator' })]);
+    const token = 'codec-token-0123456789abcdef0123456789';
+    const app = codecApp({
+      codec: new AesGcmCodec([key], { acceptPlaintext: true }),
+      token,
+      origins: ['http://127.0.0.1:8233'],
+      maxBodyBytes: 1 << 20,
+    });
+    const [enc] = await new AesGcmCodec([key]).encode([
+      defaultPayloadConverter.toPayload({ hello: 'operator' }),
+    ]);
     const b64 = (u?: Uint8Array | null) => Buffer.from(u ?? []).toString('base64');
-    const res = await app.request('/codec/decode', {
+    const res = await app.request(`/${token}/decode`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', origin: 'http://127.0.0.1:8233' },
       body: JSON.stringify({
         payloads: [
-          { metadata: Object.fromEntries(Object.entries(enc!.metadata!).map(([k, v]) => [k, b64(v)])), data: b64(enc!.data) },
+          {
+            metadata: Object.fromEntries(Object.entries(enc!.metadata!).map(([k, v]) => [k, b64(v)])),
+            data: b64(enc!.data),
+          },
         ],
       }),
     });
     expect(res.status).toBe(200);
     expect(res.headers.get('access-control-allow-origin')).toBe('http://127.0.0.1:8233');
     const out = (await res.json()) as { payloads: Array<{ data: string }> };
-    expect(JSON.parse(Buffer.from(out.payloads[0]!.data, 'base64').toString())).toEqual({ hello: 'operator' });
+    expect(JSON.parse(Buffer.from(out.payloads[0]!.data, 'base64').toString())).toEqual({
+      hello: 'operator',
+    });
 
-    const evil = await app.request('/codec/decode', { method: 'OPTIONS', headers: { origin: 'http://evil.test' } });
+    const evil = await app.request(`/${token}/decode`, {
+      method: 'OPTIONS',
+      headers: { origin: 'http://evil.test' },
+    });
+    expect(evil.status).toBe(403);
     expect(evil.headers.get('access-control-allow-origin')).toBeNull();
+  });
 
-    const off = createApp({ client: {} as never, config: loadConfig({ HERALD_CODEC_KEYS: key }) });
-    expect((await off.request('/codec/decode', { method: 'POST' })).status).toBe(404);
+  it('is no longer served on the API', async () => {
+    const { createApp } = await import('../../src/api/app.js');
+    const { loadConfig } = await import('../../src/config.js');
+    const app = createApp({
+      client: {} as never,
+      config: loadConfig({ HERALD_CODEC_KEYS: generateCodecKey(), HERALD_CODEC_ENDPOINT: 'true' }),
+    });
+    expect((await app.request('/codec/decode', { method: 'POST' })).status).toBe(404);
+  });
+});
+
+describe('payload codec: plaintext', () => {
+  it('refuses to decode an unencrypted payload, unless migrating', async () => {
+    const plain = defaultPayloadConverter.toPayload({ injected: true });
+    await expect(new AesGcmCodec([generateCodecKey()]).decode([plain])).rejects.toThrow(
+      /unencrypted payload/,
+    );
+    const [passed] = await new AesGcmCodec([generateCodecKey()], { acceptPlaintext: true }).decode([plain]);
+    expect(defaultPayloadConverter.fromPayload(passed!)).toEqual({ injected: true });
   });
 });

@@ -211,7 +211,7 @@ describe('docker-compose stack', () => {
       expect(e.TEMPORAL_ADDRESS, name).toBe('temporal:7233');
       expect(e.TEMPORAL_NAMESPACE, name).toBe('default');
       expect(e.HERALD_TASK_QUEUE, name).toBe('herald');
-      for (const secret of ['HERALD_OPERATOR_KEY', 'HERALD_CODEC_KEY']) {
+      for (const secret of ['HERALD_OPERATOR_KEY', 'HERALD_CODEC_KEYS']) {
         // `${X:?message}`: compose refuses to start without it; no default value to leak.
         expect(interpolation(e[secret]), `${name} ${secret}`).toEqual({ name: secret, op: ':?' });
       }
@@ -227,12 +227,13 @@ describe('docker-compose stack', () => {
     }
   });
 
-  it('foundation: the API listens on all interfaces on the published port', () => {
+  it("foundation: the API listens on the container's interfaces, published on the host's loopback only", () => {
     const api = service('herald-api');
     const e = env(api);
     expect(e.HERALD_API_HOST).toBe('0.0.0.0');
     const port = e.HERALD_API_PORT ?? '3000';
-    expect((api.ports ?? []).map(String)).toContainEqual(`${port}:${port}`);
+    // Issue 13.9: plain HTTP; a TLS-terminating proxy on the host forwards to it.
+    expect((api.ports ?? []).map(String)).toContainEqual(`127.0.0.1:${port}:${port}`);
     expect(words(api.healthcheck?.test).join(' ')).toContain(`:${port}/`);
   });
 
