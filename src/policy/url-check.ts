@@ -23,6 +23,13 @@ export interface UrlCheckOptions {
    * still has to pass the address allowlist.
    */
   allowInsecureHosts?: string[];
+  /**
+   * Ports of Herald's own listeners (API, codec, Temporal frontend, its HTTP API, metrics,
+   * Web UI). Refused for every host, allowInsecureHosts included: a loopback receiver is a
+   * development convenience, never a way for a tenant to make Herald POST to itself and
+   * read the answer. Compared with the URL's effective port, the scheme default included.
+   */
+  reservedPorts?: readonly number[];
 }
 
 export const DEFAULT_ALLOWED_PORTS: readonly number[] = Object.freeze([443, 8443]);
@@ -79,6 +86,10 @@ export function checkEndpointUrl(raw: string, opts: UrlCheckOptions = {}): UrlCh
   if (raw.includes('#')) return fail('fragment_not_allowed', 'URL must not contain a fragment (#...)');
 
   // url.port is '' for the scheme's default port (443 written out is normalised away).
+  const effectivePort = url.port !== '' ? Number(url.port) : url.protocol === 'http:' ? 80 : 443;
+  if (opts.reservedPorts?.includes(effectivePort)) {
+    return fail('port_not_allowed', `port ${effectivePort} is reserved for Herald's own services`);
+  }
   if (url.port !== '' && !insecureOk) {
     const allowed = opts.allowedPorts ?? DEFAULT_ALLOWED_PORTS;
     if (!allowed.includes(Number(url.port))) {

@@ -97,4 +97,13 @@ describe('R-URL options', () => {
     expect(codeOf('http://127.0.0.1:4123/hook#x', opts)).toBe('fragment_not_allowed');
     expect(codeOf('ftp://127.0.0.1:4123/hook', opts)).toBe('not_https');
   });
+
+  it('R-URL: reservedPorts are refused for every host, allowInsecureHosts included, by effective port', () => {
+    const opts = { allowInsecureHosts: ['127.0.0.1'], reservedPorts: [80, 3000, 8443] };
+    expect(codeOf('http://127.0.0.1:3000/hook', opts)).toBe('port_not_allowed');
+    expect(codeOf('http://127.0.0.1/hook', opts)).toBe('port_not_allowed');
+    expect(codeOf('https://example.com:8443/hook', opts)).toBe('port_not_allowed');
+    expect(codeOf('http://127.0.0.1:3002/hook', opts)).toBe('ok');
+    expect(codeOf('https://example.com/hook', opts)).toBe('ok');
+  });
 });

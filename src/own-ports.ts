@@ -1,0 +1,46 @@
+// Issue 13.3: the ports Herald's own processes listen on. A delivery to any of them would
+// make Herald POST to itself (its API, its codec, the Temporal frontend and HTTP API, the
+// Web UI, metrics) and hand the tenant 512 bytes of the answer, so the URL check refuses
+// them for every host, loopback receivers included, at save time and again at send time.
+import type { Config } from './config.js';
+import type { UrlCheckOptions } from './policy/url-check.js';
+
+/** The embedded dev server's HTTP API port: pinned, since the CLI would pick a random one. */
+export function temporalHttpPort(config: Config): number {
+  return config.HERALD_TEMPORAL_HTTP_PORT ?? config.HERALD_TEMPORAL_PORT + 10;
+}
+
+/** The embedded dev server's /metrics port: pinned for the same reason. */
+export function temporalMetricsPort(config: Config): number {
+  return config.HERALD_TEMPORAL_METRICS_PORT ?? config.HERALD_TEMPORAL_PORT + 11;
+}
+
+/** The port of `host:port`, `[v6]:port` or a URL; undefined when it names none. */
+function portOf(address: string): number | undefined {
+  const m = /:(\d{1,5})\/?$/.exec(address.trim());
+  const n = m ? Number(m[1]) : NaN;
+  return Number.isInteger(n) && n > 0 && n <= 65535 ? n : undefined;
+}
+
+/** Every port of Herald's own listeners, and of the services it talks to on its own behalf. */
+export function heraldOwnPorts(config: Config): number[] {
+  const ports = [
+    config.HERALD_API_PORT,
+    config.HERALD_CODEC_PORT,
+    config.HERALD_TEMPORAL_PORT,
+    temporalHttpPort(config),
+    temporalMetricsPort(config),
+    config.HERALD_TEMPORAL_UI_PORT,
+    // A cluster Herald did not start may still run on this machine.
+    config.TEMPORAL_ADDRESS ? portOf(config.TEMPORAL_ADDRESS) : undefined,
+    // An SMTP relay on loopback would take a POST body's lines as commands.
+    config.HERALD_SMTP_HOST ? config.HERALD_SMTP_PORT : undefined,
+  ];
+  // Port 0 means "any free port": nothing to reserve.
+  return [...new Set(ports.filter((p): p is number => typeof p === 'number' && p > 0))].sort((a, b) => a - b);
+}
+
+/** The R-URL options every save-time check of a delivery URL uses. */
+export function urlCheckOptionsFor(config: Config): UrlCheckOptions {
+  return { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS, reservedPorts: heraldOwnPorts(config) };
+}

@@ -1,0 +1,56 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../../src/config.js';
+import { describeDevAllowances, devAllowancesFor } from '../../../src/dev-allowances.js';
+import { heraldOwnPorts, urlCheckOptionsFor } from '../../../src/own-ports.js';
+import { checkEndpointUrl } from '../../../src/policy/url-check.js';
+
+/**
+ * Issue 13.3: the worker and the API take the list of Herald's own ports from one function
+ * of the configuration, and `npm start` says which development allowances it applied.
+ */
+describe('13.3 R-SSRF: Herald\'s own ports come from its configuration', () => {
+  it('13.3 R-SSRF: the defaults reserve the API, codec, Temporal frontend, its pinned HTTP and metrics ports and the Web UI', () => {
+    expect(heraldOwnPorts(loadConfig({}))).toEqual([3000, 3001, 7233, 7243, 7244, 8233]);
+  });
+
+  it('13.3 R-SSRF: every configured port is reserved, with a cluster\'s frontend and a configured SMTP relay', () => {
+    const c = loadConfig({
+      HERALD_API_PORT: '4000',
+      HERALD_CODEC_PORT: '4001',
+      HERALD_TEMPORAL_PORT: '7000',
+      HERALD_TEMPORAL_HTTP_PORT: '7100',
+      HERALD_TEMPORAL_METRICS_PORT: '7200',
+      HERALD_TEMPORAL_UI_PORT: '8000',
+      TEMPORAL_ADDRESS: 'localhost:7300',
+      HERALD_SMTP_HOST: '127.0.0.1',
+      HERALD_SMTP_PORT: '2525',
+    });
+    expect(heraldOwnPorts(c)).toEqual([2525, 4000, 4001, 7000, 7100, 7200, 7300, 8000]);
+    // Unset, the dev server's HTTP and metrics ports follow the frontend's.
+    expect(heraldOwnPorts(loadConfig({ HERALD_TEMPORAL_PORT: '9000' }))).toEqual(
+      expect.arrayContaining([9000, 9010, 9011]),
+    );
+  });
+
+  it('13.3 R-URL: the API\'s options refuse them on an allowed http host and keep other ports', () => {
+    const opts = urlCheckOptionsFor(loadConfig({ HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1' }));
+    expect(checkEndpointUrl('http://127.0.0.1:7233/x', opts)).toMatchObject({ ok: false, code: 'port_not_allowed' });
+    expect(checkEndpointUrl('http://127.0.0.1:4123/x', opts)).toMatchObject({ ok: true });
+  });
+
+  it('13.3 R-SSRF: npm start logs which allowances it applied, or why none', () => {
+    expect(describeDevAllowances(devAllowancesFor({}))).toMatch(
+      /HERALD_ALLOW_ADDRESSES=127\.0\.0\.1\/32,::1\/128 HERALD_ALLOW_HTTP_HOSTS=\S+ HERALD_CODEC_ENDPOINT=true/,
+    );
+    // One the operator set is theirs, not an allowance.
+    expect(describeDevAllowances(devAllowancesFor({ HERALD_ALLOW_ADDRESSES: '' }))).not.toContain(
+      'HERALD_ALLOW_ADDRESSES',
+    );
+    expect(describeDevAllowances(devAllowancesFor({ TEMPORAL_ADDRESS: 't:7233' }))).toMatch(
+      /no development allowances: TEMPORAL_ADDRESS/,
+    );
+    expect(describeDevAllowances(devAllowancesFor({ HERALD_API_HOST: '0.0.0.0' }))).toMatch(
+      /no development allowances: HERALD_API_HOST=0\.0\.0\.0 is not a loopback address/,
+    );
+  });
+});
