@@ -3,23 +3,24 @@ import { ServiceError, isGrpcServiceError, type Client } from '@temporalio/clien
 import { HTTPException } from 'hono/http-exception';
 import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from './auth.js';
+import { requestBodyLimit } from './body-limit.js';
 import { Directory } from './directory.js';
 import { ProblemError, problem } from './problem.js';
 import { adminRouter } from './routes/admin.js';
 import { deadLettersRouter } from './routes/dead-letters.js';
 import { deliveriesRouter } from './routes/deliveries.js';
 import { endpointsRouter } from './routes/endpoints.js';
+import { endpointAttemptsRouter } from './routes/endpoint-attempts.js';
 import { eventsRouter } from './routes/events.js';
 import { replayRouter } from './routes/replay.js';
-import { codecRouter } from './routes/codec.js';
 import { forwardsRouter } from './routes/forwards.js';
 import { ingestRouter } from './routes/ingest.js';
 import { sourcesRouter } from './routes/sources.js';
 import { SourceCache } from '../inbound/source-cache.js';
-import { dataConverterFor } from '../temporal/data-converter.js';
 import { transformationsRouter } from './routes/transformations.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
 import type { Transformer } from '../transform/send.js';
+import type { Resolver } from '../activities/http-sender.js';
 
 export interface AppDeps {
   client: Client;
@@ -31,6 +32,8 @@ export interface AppDeps {
   eagerStart?: boolean;
   /** R-RH-TRANSFORM: evaluates dry runs and the forward log; by default a pool of its own, started on first use. */
   sandbox?: Transformer;
+  /** Issue 14.9: resolves endpoint hosts at save time; the sender's resolver by default. */
+  resolve?: Resolver;
 }
 
 const DOCS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Herald API</title>
@@ -46,11 +49,23 @@ export function createApp(deps: AppDeps) {
   const sandbox = deps.sandbox ?? new TransformSandbox(sandboxOptionsFrom(deps.config));
   const routerDeps = { ...deps, directory, sandbox };
   const app = new OpenAPIHono();
+  // Issue 13.4: first of all, so no route (nor the authentication before it) reads more
+  // of a body than its limit, however the body is sent.
+  app.use('*', requestBodyLimit());
 
   app.get('/healthz', (c) => c.json({ ok: true }));
-  const codec = dataConverterFor(deps.config)?.payloadCodecs?.[0];
-  if (codec && deps.config.HERALD_CODEC_ENDPOINT)
-    app.route('/codec', codecRouter(codec, deps.config.HERALD_CODEC_CORS_ORIGINS));
+  // Live is not ready: an API whose Temporal is gone accepts nothing (issue 14.3), so
+  // supervisors and load balancers ask this one.
+  app.get('/readyz', async (c) => {
+    try {
+      await deps.client.connection.withDeadline(Date.now() + 2_000, () =>
+        deps.client.workflowService.getSystemInfo({}),
+      );
+      return c.json({ ok: true });
+    } catch {
+      return problem(c, 503, 'temporal_unavailable', 'Temporal is not reachable');
+    }
+  });
   app.route('/v1/admin', adminRouter(routerDeps));
   // R-RH-INBOUND: public ingest URLs (no API key) read sources through a ~1 s cache.
   const sources = new SourceCache(deps.client);
@@ -59,6 +74,7 @@ export function createApp(deps: AppDeps) {
   const tenant = new OpenAPIHono<TenantEnv>();
   tenant.use('*', tenantAuth(directory));
   tenant.route('/endpoints', endpointsRouter(routerDeps));
+  tenant.route('/endpoints', endpointAttemptsRouter(routerDeps));
   tenant.route('/events', eventsRouter(routerDeps));
   tenant.route('/transformations', transformationsRouter(routerDeps));
   tenant.route('/deliveries', deliveriesRouter(routerDeps));

@@ -19,12 +19,10 @@ export function tenantAuth(directory: Directory): MiddlewareHandler<TenantEnv> {
     const deny = () =>
       problem(c, 401, 'unauthorized', 'A valid API key is required', 'Send Authorization: Bearer <api key>.');
     if (!parsed) return deny();
-    let keys: Array<{ keyId: string; hash: string }>;
-    try {
-      keys = await directory.tenantKeys(parsed.tenantId);
-    } catch {
-      return deny();
-    }
+    // Issue 13.6: an unknown tenant has no keys (and is remembered for a while); a Temporal
+    // that cannot answer rejects, and the app's error handler answers 503: the key may well
+    // be valid, and a client told 401 would drop it.
+    const keys = await directory.tenantKeys(parsed.tenantId);
     const hash = hashSecret(parsed.secret);
     if (!keys.some((k) => k.keyId === parsed.keyId && sameHash(k.hash, hash))) return deny();
     c.set('tenantId', parsed.tenantId);

@@ -50,6 +50,39 @@ class TtlCache<T> {
   }
 }
 
+/** How long a tenant id Temporal does not know is answered 401 without asking again. */
+export const UNKNOWN_TENANT_TTL_MS = 10_000;
+/** Unknown tenant ids remembered at most (oldest dropped first), whatever a client makes up. */
+export const UNKNOWN_TENANT_MAX = 10_000;
+
+/**
+ * Keys remembered for a short time, in insertion order, bounded in number: a made-up
+ * credential costs one Temporal query per TTL, not one per request, and a flood of them
+ * costs bounded memory.
+ */
+class ExpiringSet {
+  private readonly m = new Map<string, number>();
+  constructor(
+    private readonly ttlMs: number,
+    private readonly max: number,
+  ) {}
+  has(key: string): boolean {
+    const at = this.m.get(key);
+    if (at === undefined) return false;
+    if (Date.now() - at < this.ttlMs) return true;
+    this.m.delete(key);
+    return false;
+  }
+  add(key: string) {
+    this.m.delete(key);
+    this.m.set(key, Date.now());
+    while (this.m.size > this.max) this.m.delete(this.m.keys().next().value as string);
+  }
+  delete(key: string) {
+    this.m.delete(key);
+  }
+}
+
 /**
  * The API's read side over Temporal: entity workflows are queried, lists come from
  * visibility. Short caches keep a burst of publishes from querying every endpoint each time.
@@ -59,6 +92,14 @@ export class Directory {
   // refresh takes when the workflows behind them are busy (at most the stale limit).
   private readonly keys = new TtlCache<Array<{ keyId: string; hash: string }>>(2000, 30_000);
   private readonly endpointLists = new TtlCache<EndpointView[]>(1000, 30_000);
+  /**
+   * Issue 13.6: tenant ids with no tenant workflow. API keys carry their tenant id, so a
+   * made-up key for a made-up tenant would otherwise cost a query per request. Only "no
+   * such workflow" lands here: a Temporal that does not answer is an error (503), never
+   * an unknown tenant. Tenant ids are 96 random bits, so no tenant created later can have
+   * an id someone made up before; the admin route also clears the id it creates.
+   */
+  private readonly unknownTenants = new ExpiringSet(UNKNOWN_TENANT_TTL_MS, UNKNOWN_TENANT_MAX);
 
   /**
    * Endpoints this process created in the last minute. Visibility is eventually
@@ -84,12 +125,27 @@ export class Directory {
     return [...m.keys()];
   }
 
-  tenantKeys(tenantId: string) {
-    return this.keys.get(tenantId, () => this.client.workflow.getHandle(tenantId).query(tenantKeysQuery));
+  /**
+   * The tenant's active keys; none for a tenant that does not exist. Rejects when Temporal
+   * cannot tell (unreachable, timed out): the caller must not take that for "no keys".
+   */
+  async tenantKeys(tenantId: string): Promise<Array<{ keyId: string; hash: string }>> {
+    if (this.unknownTenants.has(tenantId)) return [];
+    try {
+      return await this.keys.get(tenantId, () =>
+        this.client.workflow.getHandle(tenantId).query(tenantKeysQuery),
+      );
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      this.unknownTenants.add(tenantId);
+      return [];
+    }
   }
 
+  /** After a key is added or revoked: the next request reads the tenant's keys afresh. */
   forgetTenantKeys(tenantId: string) {
     this.keys.drop(tenantId);
+    this.unknownTenants.delete(tenantId);
   }
 
   async tenant(tenantId: string): Promise<TenantView | undefined> {
@@ -142,6 +198,17 @@ export class Directory {
         .filter((v): v is EndpointView => v !== undefined)
         .sort((a, b) => b.createdAt - a.createdAt);
     });
+  }
+
+  /**
+   * Live endpoints of the tenant, counted by id from visibility plus the ones this process
+   * just created (not yet visible); no endpoint is queried.
+   */
+  async endpointCount(tenantId: string): Promise<number> {
+    const ids = new Set(this.recentlyCreated(tenantId));
+    const query = `WorkflowType = ${lit(ENDPOINT_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)} AND ExecutionStatus = 'Running'`;
+    for await (const wf of this.client.workflow.list({ query })) ids.add(wf.workflowId);
+    return ids.size;
   }
 
   forgetEndpoints(tenantId: string) {

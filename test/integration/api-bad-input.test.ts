@@ -212,7 +212,7 @@ describe('bad input at every write route (dev server)', () => {
         [{ name: 'x', apiKeys: [] }, 'apiKeys'],
       ],
       huge: () => ({ name: 'x'.repeat(2 * MIB) }),
-      hugeStatus: 400,
+      hugeStatus: 413, // issue 13.4: the route's streaming body limit
       couldSucceed: (v) => createTenantSchema.safeParse(v).success,
       keys: ['name', 'billingEmail'],
     },
@@ -225,7 +225,7 @@ describe('bad input at every write route (dev server)', () => {
       wrongTypes: () => [{ active: 'false' }, { active: 0 }, { active: null }, { active: [] }, {}],
       unknownFields: () => [[{ active: false, reason: 'x' }, 'reason']],
       huge: () => ({ active: false, pad: 'x'.repeat(2 * MIB) }),
-      hugeStatus: 400,
+      hugeStatus: 413, // issue 13.4: the route's streaming body limit
       couldSucceed: (v) => subscriptionSchema.safeParse(v).success,
       keys: ['active'],
     },
@@ -271,7 +271,7 @@ describe('bad input at every write route (dev server)', () => {
         ],
       ],
       huge: () => ({ url: 'https://example.com/x', description: 'x'.repeat(2 * MIB) }),
-      hugeStatus: 400,
+      hugeStatus: 413, // issue 13.4: the route's streaming body limit
       couldSucceed: (v) => {
         const r = createEndpointSchema.safeParse(v);
         return r.success && checkUrl(r.data.url);
@@ -303,7 +303,7 @@ describe('bad input at every write route (dev server)', () => {
         [{ description: 'x', health: { status: 'disabled' } }, 'health'],
       ],
       huge: () => ({ description: 'x'.repeat(2 * MIB) }),
-      hugeStatus: 400,
+      hugeStatus: 413, // issue 13.4: the route's streaming body limit
       couldSucceed: (v) => {
         const r = patchEndpointSchema.safeParse(v);
         return r.success;
@@ -390,7 +390,7 @@ describe('bad input at every write route (dev server)', () => {
       ],
       unknownFields: () => [[{ endpointId: deadEndpointId, all: true }, 'all']],
       huge: () => ({ endpointId: deadEndpointId, pad: 'x'.repeat(2 * MIB) }),
-      hugeStatus: 400,
+      hugeStatus: 413, // issue 13.4: the route's streaming body limit
       couldSucceed: (v) => isObject(v) && typeof v.endpointId === 'string' && ENDPOINT_ID.test(v.endpointId),
       keys: ['endpointId', 'since', 'until'],
     },
@@ -479,7 +479,8 @@ describe('bad input at every write route (dev server)', () => {
           `${route.name} ${JSON.stringify(v).slice(0, 200)}`,
         );
         expect(body.status).toBe(400);
-        expect(['validation_failed', ...URL_CODES]).toContain(body.code);
+        // invalid_secret: a secret the signer would reject (issue 13.5).
+        expect(['validation_failed', 'invalid_secret', ...URL_CODES]).toContain(body.code);
       }
     });
 
@@ -578,7 +579,7 @@ describe('bad input at every write route (dev server)', () => {
         ['PATCH', `/v1/endpoints/${scratchId}`, { url }],
         ['POST', '/v1/endpoints', { url: 'https://example.com/x', operationalWebhook: { url } }],
         ['PATCH', `/v1/endpoints/${scratchId}`, { operationalWebhook: { url } }],
-        ['POST', '/v1/events', { type: 'x', payload: {}, targets: [{ url, secrets: ['whsec_AAAA'] }] }],
+        ['POST', '/v1/events', { type: 'x', payload: {}, targets: [{ url, secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }] }],
       ];
       for (const [method, path, body] of requests) {
         const p = await expect4xx(

@@ -3,7 +3,7 @@ import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { TENANT_WORKFLOW } from '../../shared/names.js';
 import { SA_TENANT } from '../../shared/search-attributes.js';
-import { addApiKeyUpdate, setSubscriptionUpdate } from '../../shared/tenant-messages.js';
+import { addApiKeyUpdate, revokeApiKeyUpdate, setSubscriptionUpdate } from '../../shared/tenant-messages.js';
 import type { TenantInput } from '../../shared/tenant-types.js';
 import { operatorAuth } from '../auth.js';
 import type { Directory } from '../directory.js';
@@ -30,6 +30,9 @@ const CreateTenant = z.strictObject({
 });
 
 const tenantParam = z.object({ tenantId: z.string().regex(/^tn_[A-Za-z0-9]+$/) });
+const keyParams = tenantParam.extend({
+  keyId: z.string().regex(/^key_[a-f0-9]+$/, 'a key id starting with key_'),
+});
 
 export function adminRouter(deps: { client: Client; config: Config; directory: Directory }) {
   const app = router();
@@ -70,6 +73,7 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
       const tenant = await handle.executeUpdate(addApiKeyUpdate, {
         args: [{ keyId: key.keyId, hash: key.hash }],
       });
+      directory.forgetTenantKeys(tenantId);
       return c.json({ tenant, apiKey: key.key }, 201);
     },
   );
@@ -114,6 +118,35 @@ export function adminRouter(deps: { client: Client; config: Config; directory: D
         .executeUpdate(addApiKeyUpdate, { args: [{ keyId: key.keyId, hash: key.hash }] });
       directory.forgetTenantKeys(tenantId);
       return c.json({ keyId: key.keyId, apiKey: key.key }, 201);
+    },
+  );
+
+  app.openapi(
+    createRoute({
+      method: 'delete',
+      path: '/tenants/{tenantId}/keys/{keyId}',
+      summary: 'Revoke an API key: refused at once by this API process, by the others within ~2 s',
+      description:
+        'The key stays listed with its `revokedAt`; revoking it again changes nothing. Other API ' +
+        'processes cache keys for 2 s (up to 30 s while Temporal is slow to answer).',
+      request: { params: keyParams },
+      responses: {
+        200: { description: 'Revoked', content: { 'application/json': { schema: TenantView } } },
+        401: problemResponse('No operator key'),
+        404: problemResponse('tenant_not_found or key_not_found'),
+      },
+    }),
+    async (c) => {
+      const { tenantId, keyId } = c.req.valid('param');
+      const t = await directory.tenant(tenantId);
+      if (!t) fail(404, 'tenant_not_found', 'No such tenant');
+      if (!t.apiKeys.some((k) => k.keyId === keyId)) fail(404, 'key_not_found', 'No such API key');
+      const view = await client.workflow
+        .getHandle(tenantId)
+        .executeUpdate(revokeApiKeyUpdate, { args: [{ keyId }] });
+      // This process stops accepting the key now, not when its cached key list expires.
+      directory.forgetTenantKeys(tenantId);
+      return c.json(view, 200);
     },
   );
 

@@ -4,8 +4,10 @@ import type { Config } from '../../config.js';
 import { startEndpoint } from '../../endpoints/start-endpoint.js';
 import { initialHealth } from '../../health/engine.js';
 import { healthBanner } from '../../health/reporting.js';
-import { isForbiddenAddress, parseCidrList, parseIp } from '../../policy/address.js';
+import type { Resolver } from '../../activities/http-sender.js';
+import { parseCidrList } from '../../policy/address.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
+import { urlCheckOptionsFor } from '../../own-ports.js';
 import {
   deleteEndpointUpdate,
   pauseEndpointUpdate,
@@ -19,10 +21,12 @@ import { generateSecret } from '../../signing/standard-webhooks.js';
 import type { TenantEnv } from '../auth.js';
 import type { Directory } from '../directory.js';
 import { newId } from '../keys.js';
+import { OneAtATime } from '../one-at-a-time.js';
 import { fail } from '../problem.js';
 import { problemResponse, router } from '../openapi.js';
 import { createEndpointSchema, endpointViewSchema, idParam, patchEndpointSchema } from '../schemas.js';
 import { checkTransformation } from './transformations.js';
+import { checkHostAddresses } from '../url-address-check.js';
 
 const viewResponse = (description: string) => ({
   description,
@@ -40,20 +44,38 @@ const json = <T extends z.ZodType>(schema: T) => ({
   required: true,
 });
 
-export function endpointsRouter(deps: { client: Client; config: Config; directory: Directory }) {
+export function endpointsRouter(deps: {
+  client: Client;
+  config: Config;
+  directory: Directory;
+  /** Issue 14.9: the save-time address check's resolver; the sender's by default. */
+  resolve?: Resolver;
+}) {
   const app = router<TenantEnv>();
   const { client, config, directory } = deps;
   const allow = parseCidrList(config.HERALD_ALLOW_ADDRESSES);
+  const creates = new OneAtATime();
 
-  /** R-URL on create and update; Bird also refuses a private address literal when it is set. */
-  const checkUrl = (url: string, preset: string) => {
-    const r = checkEndpointUrl(url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
+  /**
+   * R-URL on create and update. Bird also refuses a private address when the URL is set:
+   * an IP literal, and since issue 14.9 a hostname that resolves to one (or to nothing).
+   */
+  const checkUrl = async (url: string, preset: string) => {
+    const r = checkEndpointUrl(url, urlCheckOptionsFor(config));
     if (!r.ok) fail(400, r.code, 'The endpoint URL is not allowed', r.message, { path: 'url' });
-    const host = r.url.hostname.replace(/^\[|\]$/g, '');
-    if (preset === 'bird' && parseIp(host) && isForbiddenAddress(host, allow))
-      fail(400, 'private_address', 'The endpoint URL points at a private address', undefined, {
-        path: 'url',
-      });
+    // Gated on the preset's name: no policy field says "refused when the URL is set" yet.
+    if (preset !== 'bird') return;
+    const a = await checkHostAddresses(r.url, { allow, resolve: deps.resolve });
+    if (!a.ok)
+      fail(
+        400,
+        a.code,
+        a.code === 'private_address'
+          ? 'The endpoint URL points at a private address'
+          : 'The endpoint URL does not resolve',
+        a.message,
+        { path: 'url' },
+      );
   };
 
   const owned = async (tenantId: string, id: string): Promise<EndpointView> => {
@@ -77,19 +99,20 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
           },
         },
         400: problemResponse('Invalid endpoint'),
+        409: problemResponse('endpoint_limit_reached: HERALD_MAX_ENDPOINTS_PER_TENANT endpoints already'),
       },
     }),
     async (c) => {
       const tenantId = c.get('tenantId');
       const body = c.req.valid('json');
       const preset = body.preset ?? config.HERALD_DEFAULT_PRESET;
-      checkUrl(body.url, preset);
+      await checkUrl(body.url, preset);
       if (body.transformation !== undefined) checkTransformation(body.transformation);
       const endpointId = newId('ep');
       const secret = generateSecret();
       const now = Date.now();
       const opSecret = body.operationalWebhook ? generateSecret() : undefined;
-      if (body.operationalWebhook) checkUrl(body.operationalWebhook.url, 'standard');
+      if (body.operationalWebhook) await checkUrl(body.operationalWebhook.url, 'standard');
       const input = {
         endpointId,
         tenantId,
@@ -108,8 +131,18 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
         secrets: [{ secret, createdAt: now }],
         createdAt: now,
       };
-      await startEndpoint(client, config.HERALD_TASK_QUEUE, input);
-      directory.rememberCreated(tenantId, endpointId);
+      // Issue 13.6: every endpoint is a workflow and a fan-out target of each publish. Counted
+      // after the cheap checks (it asks visibility), and one create per tenant at a time so
+      // concurrent creates cannot all pass the same count.
+      const maxEndpoints = config.HERALD_MAX_ENDPOINTS_PER_TENANT;
+      await creates.run(tenantId, async () => {
+        if ((await directory.endpointCount(tenantId)) >= maxEndpoints)
+          fail(409, 'endpoint_limit_reached', `At most ${maxEndpoints} endpoints per tenant`, undefined, {
+            maxEndpoints,
+          });
+        await startEndpoint(client, config.HERALD_TASK_QUEUE, input);
+        directory.rememberCreated(tenantId, endpointId);
+      });
       // Answered from what was just started, not read back with a query: a query waits for
       // the endpoint's first workflow task, which a worker busy with a burst may take a
       // while to run, and a create must not fail because deliveries are busy.
@@ -171,8 +204,8 @@ export function endpointsRouter(deps: { client: Client; config: Config; director
       const { id } = c.req.valid('param');
       const current = await owned(tenantId, id);
       const patch = c.req.valid('json');
-      if (patch.url !== undefined) checkUrl(patch.url, current.config.preset);
-      if (patch.operationalWebhook) checkUrl(patch.operationalWebhook.url, 'standard');
+      if (patch.url !== undefined) await checkUrl(patch.url, current.config.preset);
+      if (patch.operationalWebhook) await checkUrl(patch.operationalWebhook.url, 'standard');
       // R-RH-TRANSFORM: null removes the transformation.
       if (typeof patch.transformation === 'string') checkTransformation(patch.transformation);
       const { operationalWebhook, ...rest } = patch;

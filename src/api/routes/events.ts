@@ -6,6 +6,7 @@ import { admitNewEvent } from '../../health/engine.js';
 import { DT_HOLD_LIMIT } from '../../health/index.js';
 import { matchesEventType } from '../../policy/event-filter.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
+import { urlCheckOptionsFor } from '../../own-ports.js';
 import type { DeliveryInput } from '../../shared/delivery-types.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../../shared/event-types.js';
 import { startDelivery } from '../../deliveries/start-delivery.js';
@@ -14,7 +15,8 @@ import { DELIVERY_WORKFLOW, EVENT_WORKFLOW } from '../../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../../shared/search-attributes.js';
 import type { TenantEnv } from '../auth.js';
 import { lit, type Directory } from '../directory.js';
-import { fail } from '../problem.js';
+import { fail, problem } from '../problem.js';
+import { TokenBuckets } from '../rate-limit.js';
 import { problemResponse, router } from '../openapi.js';
 import { publishSchema } from '../schemas.js';
 
@@ -81,9 +83,30 @@ export function eventsRouter(deps: {
     return Number(r.count ?? 0);
   };
 
-  // The body limit is checked before JSON parsing, so a huge body costs nothing.
+  // Issue 13.6: publishes per tenant, in this process (see rate-limit.ts).
+  const publishes = new TokenBuckets({
+    ratePerSecond: config.HERALD_PUBLISH_RATE_PER_SECOND,
+    burst: config.HERALD_PUBLISH_BURST,
+  });
+
+  // The body limit is checked before JSON parsing, so a huge body costs nothing. The app's
+  // streaming limit (body-limit.ts) has already refused anything larger, however it was sent.
   app.use('/', async (c, next) => {
     if (c.req.method !== 'POST') return next();
+    const rate = publishes.take(c.get('tenantId'), Date.now());
+    if (!rate.allowed) {
+      const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
+      const res = problem(
+        c,
+        429,
+        'rate_limited',
+        'Too many publishes',
+        `At most ${config.HERALD_PUBLISH_RATE_PER_SECOND} per second (bursts of ${config.HERALD_PUBLISH_BURST}); retry after ${seconds} s.`,
+        { retryAfterSeconds: seconds },
+      );
+      res.headers.set('retry-after', String(seconds));
+      return res;
+    }
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > MAX_EVENT_BYTES)
       fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
@@ -116,13 +139,21 @@ export function eventsRouter(deps: {
           description: 'Accepted: every delivery is durably started',
           content: { 'application/json': { schema: recordSchema } },
         },
-        400: problemResponse('Invalid event'),
+        400: problemResponse('Invalid event; too_many_targets: more than HERALD_MAX_TARGETS_PER_PUBLISH'),
         413: problemResponse('Too large'),
+        429: problemResponse("rate_limited: over the tenant's publish rate; see Retry-After"),
       },
     }),
     async (c) => {
       const tenantId = c.get('tenantId');
       const body = c.req.valid('json');
+      // Issue 13.6: one request, at most this many deliveries at third parties.
+      const maxTargets = config.HERALD_MAX_TARGETS_PER_PUBLISH;
+      if ((body.targets?.length ?? 0) > maxTargets)
+        fail(400, 'too_many_targets', `A publish may name at most ${maxTargets} targets`, undefined, {
+          path: 'targets',
+          maxTargets,
+        });
       // R-IDEMP: the event id, else the Idempotency-Key header, names the event.
       const eventId = body.id ?? c.req.valid('header')['idempotency-key'] ?? newEventId();
       const handle = client.workflow.getHandle<() => Promise<EventRecord>>(
@@ -162,7 +193,7 @@ export function eventsRouter(deps: {
         });
       }
       for (const [i, t] of (body.targets ?? []).entries()) {
-        const u = checkEndpointUrl(t.url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
+        const u = checkEndpointUrl(t.url, urlCheckOptionsFor(config));
         if (!u.ok)
           fail(400, u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
         deliveries.push({
