@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { sendDecision } from '../health/engine.js';
 import type { AttemptRequest, SendResult } from '../shared/delivery-types.js';
 import { claimProbeUpdate } from '../shared/endpoint-messages.js';
-import { EndpointSnapshotCache } from './endpoint-cache.js';
+import { EndpointSnapshotCache, healthAfterOutcome } from './endpoint-cache.js';
 import { createEndpointActivities } from './endpoint-activities.js';
 import { createHttpSender, type HttpSenderDeps } from './http-sender.js';
 import { createReplayActivities } from './replay-activities.js';
@@ -29,7 +29,8 @@ export interface ActivityDeps extends HttpSenderDeps {
 export function createActivities(deps: ActivityDeps) {
   const send = createHttpSender(deps);
   const cache = deps.client ? new EndpointSnapshotCache(deps.client, deps.endpointCacheTtlMs) : undefined;
-  // Endpoint-bound deliveries belong to a tenant whose subscription may pause them.
+  // R-SMENGO-INACTIVE: endpoint-bound and ad-hoc deliveries belong to a tenant whose
+  // subscription may pause them.
   const tenants = deps.client ? new TenantCache(deps.client, deps.endpointCacheTtlMs) : undefined;
   const tenantGate = tenants ? subscriptionGate(tenants) : undefined;
   // R-SMENGO-HEALTH: notices go to the tenant's billing address, else the endpoint creator.
@@ -38,7 +39,9 @@ export function createActivities(deps: ActivityDeps) {
   const stamp = () => deps.now().toISOString();
 
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
-    const deferral = (await deps.gate?.(req)) ?? (req.target ? undefined : await tenantGate?.(req));
+    // Inbound forwards are left out: they run as forward workflows, which a reactivation
+    // does not wake (wakeTenantDeliveries), so a deferral would hold them for the full hour.
+    const deferral = (await deps.gate?.(req)) ?? (req.target?.forward ? undefined : await tenantGate?.(req));
     if (deferral) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, deferral, notSent: true };
     if (req.target) return send({ ...req, target: req.target });
 
@@ -67,7 +70,9 @@ export function createActivities(deps: ActivityDeps) {
       ...req,
       target: { url: snap.url, secrets: snap.secrets, transformation: snap.transformation },
     });
-    return { ...result, health: snap.health };
+    // Issue 14.4: the delivery judges its outcome on the endpoint as it stands after it,
+    // not on the read before the send (see shouldReport).
+    return { ...result, health: await healthAfterOutcome(cache, req.endpointId, snap.health) };
   }
 
   return {

@@ -34,10 +34,14 @@ export function problem(
 export function validationProblem(c: Context, error: z.ZodError): Response {
   const errors = error.issues.map((i) => ({ path: i.path.join('.'), message: i.message }));
   const first = errors[0];
+  // A refinement may name its own stable code (e.g. invalid_secret) in its issue's params;
+  // it is the answer's code when it is the body's only kind of problem.
+  const codes = new Set(error.issues.map((i) => (i.code === 'custom' ? i.params?.code : undefined)));
+  const own = codes.size === 1 ? [...codes][0] : undefined;
   return problem(
     c,
     400,
-    'validation_failed',
+    typeof own === 'string' ? own : 'validation_failed',
     'The request body is not valid',
     first ? `${first.path || '(body)'}: ${first.message}` : undefined,
     { errors },

@@ -1,5 +1,6 @@
 import { z } from '@hono/zod-openapi';
 import { PRESET_NAMES, policyOverridesSchema, type PresetName } from '../policy/policy.js';
+import { secretProblem } from '../signing/standard-webhooks.js';
 
 export const presetSchema = z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]);
 
@@ -8,6 +9,18 @@ export const eventTypeSchema = z
   .min(1)
   .max(128)
   .regex(/^[A-Za-z0-9_.:-]+(\.\*)?$|^\*$/, 'letters, digits and _ . : - (a trailing .* matches a prefix)');
+
+/** Problem code of a secret the signer would reject (see validationProblem). */
+export const INVALID_SECRET = 'invalid_secret';
+
+/**
+ * A Standard Webhooks secret a tenant hands Herald, checked with the signer's own decoder:
+ * one the API accepts always signs, so a bad one is a 400 now, not a failing send later.
+ */
+export const whsecSchema = z.string().superRefine((s, ctx) => {
+  const reason = secretProblem(s);
+  if (reason) ctx.addIssue({ code: 'custom', message: reason, params: { code: INVALID_SECRET } });
+});
 
 export const operationalWebhookSchema = z.strictObject({
   url: z.string(),
@@ -83,15 +96,13 @@ export const publishSchema = z
       .array(
         z.strictObject({
           url: z.string().min(1),
-          secrets: z
-            .array(z.string().regex(/^whsec_[A-Za-z0-9+/=]+$/, 'must look like whsec_<base64>'))
-            .min(1)
-            .max(2),
+          secrets: z.array(whsecSchema).min(1).max(2),
           preset: presetSchema.optional(),
           policy: policyOverridesSchema.optional(),
         }),
       )
-      .max(100)
+      // The cap is the operator's (HERALD_MAX_TARGETS_PER_PUBLISH, 400 too_many_targets).
+      .openapi({ description: 'At most HERALD_MAX_TARGETS_PER_PUBLISH (default 20) targets' })
       .optional(),
   })
   .openapi('PublishEvent');

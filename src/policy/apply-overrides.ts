@@ -9,6 +9,25 @@ export interface Overrides {
   retryableStatuses?: string;
 }
 
+/**
+ * Shortest retry delay a policy may have (issue 13.6). With 0, a 20-attempt policy would
+ * turn one publish into a burst of 20 requests at a third party within a second.
+ */
+export const MIN_RETRY_DELAY_SECONDS = 1;
+
+/**
+ * Overrides saved before the minimum existed (an endpoint's `retryDelays: [0]`) are raised
+ * to it rather than refused: refusing would make every publish to that endpoint fail,
+ * while the API already refuses such a delay in anything new (policyOverridesSchema).
+ */
+export function withMinimumRetryDelays<T extends Overrides | undefined>(overrides: T): T {
+  const delays = overrides?.retryDelays;
+  if (!Array.isArray(delays)) return overrides;
+  const raise = (d: unknown) =>
+    Number.isInteger(d) && (d as number) >= 0 && (d as number) < MIN_RETRY_DELAY_SECONDS ? MIN_RETRY_DELAY_SECONDS : d;
+  return { ...overrides, retryDelays: delays.map(raise) };
+}
+
 export function copyPolicy(p: DeliveryPolicy): DeliveryPolicy {
   return {
     ...p,

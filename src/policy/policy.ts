@@ -1,5 +1,5 @@
 import { PolicyError } from './errors.js';
-import { copyPolicy, presetWithOverrides } from './apply-overrides.js';
+import { copyPolicy, presetWithOverrides, withMinimumRetryDelays } from './apply-overrides.js';
 import { PRESET_NAMES } from './presets.js';
 import { baseDelaySeconds, isJittered } from './schedule.js';
 import { deliveryPolicySchema, policyOverridesSchema, type PolicyOverrides } from './schema.js';
@@ -8,7 +8,15 @@ import type { DeliveryPolicy, Direction, PresetName } from './types.js';
 export { PolicyError } from './errors.js';
 export * from './types.js';
 export * from './schema.js';
-export { PRESETS, PRESET_NAMES, INBOUND_FORWARD_POLICY, leaseSecondsFor } from './presets.js';
+export {
+  PRESETS,
+  PRESET_NAMES,
+  INBOUND_FORWARD_POLICY,
+  RECOVERY,
+  leaseSecondsFor,
+  presetsOffering,
+  recoveryOf,
+} from './presets.js';
 
 function describeIssues(issues: readonly { path: PropertyKey[]; message: string }[]): string {
   return issues
@@ -40,7 +48,7 @@ export function resolvePolicy(
     throw new PolicyError('unknown_preset', `unknown preset "${String(preset)}"`);
   if (overrides === undefined) return presetWithOverrides(preset, undefined, direction);
 
-  const r = policyOverridesSchema.safeParse(overrides);
+  const r = policyOverridesSchema.safeParse(withMinimumRetryDelays(overrides));
   if (!r.success) {
     const grammarIssue = r.error.issues.find((i) => i.path[0] === 'retryableStatuses' && i.code === 'custom');
     throw grammarIssue

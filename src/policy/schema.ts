@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { validateRetryableStatuses } from './status-grammar.js';
 import type { DeliveryPolicy } from './types.js';
+import { MIN_RETRY_DELAY_SECONDS } from './apply-overrides.js';
+
+export { MIN_RETRY_DELAY_SECONDS } from './apply-overrides.js';
 
 export const MAX_ATTEMPTS_LIMIT = 20;
 export const MAX_DELAY_STEPS = 20;
@@ -10,6 +13,8 @@ export const MAX_DELAY_STEPS = 20;
  * lifetime cap or leave a delivery pending for weeks on presets without one.
  */
 export const MAX_RETRY_DELAY_SECONDS = 7 * 24 * 3600;
+const MIN_RETRY_DELAY_MESSAGE =
+  `a retry delay must be at least ${MIN_RETRY_DELAY_SECONDS} s, so retries cannot become a burst at the receiver`;
 export const TIMEOUT_SECONDS_RANGE = { min: 1, max: 60 } as const;
 
 // RFC 9110 token: what a header field name may contain.
@@ -22,12 +27,17 @@ const statusList = z.string().superRefine((value, ctx) => {
 });
 
 const seconds = (max: number) => z.number().int().min(0).max(max);
+const retryDelay = z
+  .number()
+  .int()
+  .min(MIN_RETRY_DELAY_SECONDS, MIN_RETRY_DELAY_MESSAGE)
+  .max(MAX_RETRY_DELAY_SECONDS);
 
 const policyObject = z.strictObject({
   preset: z.enum(['standard', 'smengo', 'railhook', 'bird', 'dongtien']),
   direction: z.enum(['outbound', 'inbound']),
   maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT),
-  retryDelaysSeconds: z.array(seconds(MAX_RETRY_DELAY_SECONDS)).max(MAX_DELAY_STEPS),
+  retryDelaysSeconds: z.array(retryDelay).max(MAX_DELAY_STEPS),
   jitter: z.strictObject({
     min: z.number().min(0).max(10),
     max: z.number().min(0).max(10),
@@ -89,7 +99,7 @@ export const deliveryPolicySchema: z.ZodType<DeliveryPolicy> = policyObject.supe
 /** R-RH-CUSTOM: what an endpoint (or inbound destination) may set. */
 export const policyOverridesSchema = z.strictObject({
   maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT).optional(),
-  retryDelays: z.array(seconds(MAX_RETRY_DELAY_SECONDS)).min(1).max(MAX_DELAY_STEPS).optional(),
+  retryDelays: z.array(retryDelay).min(1).max(MAX_DELAY_STEPS).optional(),
   timeoutSeconds: z.number().int().min(TIMEOUT_SECONDS_RANGE.min).max(TIMEOUT_SECONDS_RANGE.max).optional(),
   retryableStatuses: statusList.optional(),
 });

@@ -52,6 +52,21 @@ export function decodeSecret(secret: string): Buffer {
   return key;
 }
 
+/**
+ * Why a tenant-supplied secret cannot sign, or undefined when it can. It runs exactly the
+ * decoding `sign` runs, so a secret the API accepts can never fail at send time (a secret
+ * that only failed in the worker once made a delivery retry forever). The reason names
+ * the rule broken, never the secret.
+ */
+export function secretProblem(secret: unknown): string | undefined {
+  try {
+    decodeSecret(secret as string);
+    return undefined;
+  } catch (err) {
+    return (err as Error).message;
+  }
+}
+
 function assertSignable(msgId: string, timestampSeconds: number): void {
   if (typeof msgId !== 'string' || msgId.length === 0) {
     throw new Error('webhook-id must be a non-empty string');

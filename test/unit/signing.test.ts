@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import {
   decodeSecret,
   generateSecret,
+  secretProblem,
   sign,
   signatureHeader,
   standardWebhookHeaders,
@@ -68,6 +69,14 @@ describe('standard webhooks signer', () => {
     expect(() =>
       decodeSecret(`whsec_${Buffer.alloc(32, 7).toString('base64').replace(/.=$/, 'B=')}`),
     ).toThrow(/canonical/);
+  });
+
+  it("R-SIGN: secretProblem is the decoder's verdict: undefined for a usable secret, else its reason", () => {
+    expect(secretProblem(generateSecret())).toBeUndefined();
+    expect(secretProblem(VECTOR.secret)).toBeUndefined();
+    expect(secretProblem('whsec_AAAA')).toMatch(/24-64 bytes, got 3/);
+    expect(secretProblem('MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw')).toMatch(/whsec_<base64>/);
+    expect(secretProblem(42)).toMatch(/whsec_<base64>/);
   });
 
   it('R-SIGN: sign refuses a non-integer timestamp or an empty id', () => {

@@ -228,7 +228,7 @@ describe('R-RH-CUSTOM resolvePolicy', () => {
     expect(resolvePolicy('railhook', { maxAttempts: 1 }).maxAttempts).toBe(1);
     expect(resolvePolicy('railhook', { maxAttempts: 20 }).maxAttempts).toBe(20);
     expect(resolvePolicy('railhook', { timeoutSeconds: 1 }).timeoutSeconds).toBe(1);
-    expect(resolvePolicy('railhook', { retryDelays: [0] }).retryDelaysSeconds).toEqual([0]);
+    expect(resolvePolicy('railhook', { retryDelays: [1] }).retryDelaysSeconds).toEqual([1]);
     expect(
       resolvePolicy('railhook', { retryDelays: Array.from({ length: 20 }, () => 1) }).retryDelaysSeconds,
     ).toHaveLength(20);
@@ -243,6 +243,7 @@ describe('R-RH-CUSTOM resolvePolicy', () => {
     ['empty retryDelays', { retryDelays: [] }],
     ['negative delay', { retryDelays: [60, -1] }],
     ['fractional delay', { retryDelays: [1.5] }],
+    ['delay above 7 days', { retryDelays: [7 * 24 * 3600 + 1] }],
     ['21 delays', { retryDelays: Array.from({ length: 21 }, () => 1) }],
     ['unknown key', { maxAttempts: 3, retryDelay: [1] }],
   ])('R-RH-CUSTOM: %s is rejected with invalid_policy_overrides', (_label, overrides) => {

@@ -28,9 +28,9 @@ describe('R-DELAY base schedule per preset', () => {
     expect([1, 2, 3, 4].map((k) => baseDelaySeconds(q, k))).toEqual([10, 20, 20, 20]);
   });
 
-  it('R-RH-CUSTOM: a custom delay of 0 retries at once', () => {
+  it('R-RH-CUSTOM: a custom delay of 0 saved before the 1 s minimum (issue 13.6) waits 1 s x jitter, not 0', () => {
     const p = resolvePolicy('railhook', { retryDelays: [0] });
-    expect(jitteredDelayMs(p, 1, 0.7)).toBe(0);
+    expect(jitteredDelayMs(p, 1, 0.7)).toBe(1200);
   });
 
   it('R-DELAY: failedAttempt must be a 1-based integer', () => {
