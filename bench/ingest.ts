@@ -162,8 +162,12 @@ async function main() {
         destinations: [{ url: `http://127.0.0.1:${destPort}/hook` }],
       },
       apiKey,
-    )) as { source: { sourceId: string }; secret?: string };
-    const path = `/in/${created.source.sourceId}`;
+    )) as { source: { sourceId: string; ingestUrl: string }; secret?: string };
+    // Issue 13.7: the ingest URL holds the ingest id, which is not the public sourceId.
+    const path = new URL(created.source.ingestUrl).pathname;
+    // Issue 13.8: a repeated webhook-id is answered as a duplicate, so warm-up and
+    // measurement each send messages of their own.
+    let messages = 0;
     const signer = created.secret ? new Webhook(created.secret) : undefined;
     const payload = JSON.stringify({ type: 'bench.ingest', pad: 'x'.repeat(Math.max(0, BODY_BYTES - 40)) });
 
@@ -174,9 +178,10 @@ async function main() {
       };
       if (signer) {
         const now = new Date();
-        headers['webhook-id'] = `msg_bench_${i}`;
+        const msgId = `msg_bench_${++messages}`;
+        headers['webhook-id'] = msgId;
         headers['webhook-timestamp'] = String(Math.floor(now.getTime() / 1000));
-        headers['webhook-signature'] = signer.sign(`msg_bench_${i}`, now, payload);
+        headers['webhook-signature'] = signer.sign(msgId, now, payload);
       }
       const res = await pool.request({
         path,

@@ -4,10 +4,19 @@ import type { DeliveryInput } from '../shared/delivery-types.js';
 import { INGEST_BATCH_WORKFLOW } from '../shared/names.js';
 import { startForward } from './forwards.js';
 
+/**
+ * How many of a request's forwards this call started. Zero: every one already existed (a
+ * repeat of a request with derived ids, issue 13.8). Undefined when they went through a
+ * batch workflow, which does not report back which it started.
+ */
+export interface Accepted {
+  started?: number;
+}
+
 interface Pending {
   forwards: DeliveryInput[];
   bytes: number;
-  resolve: () => void;
+  resolve: (a: Accepted) => void;
   reject: (err: unknown) => void;
 }
 
@@ -34,8 +43,8 @@ export class IngestBatcher {
   ) {}
 
   /** Resolves when every forward is durably started (or recorded in a started batch). */
-  accept(forwards: DeliveryInput[]): Promise<void> {
-    if (forwards.length === 0) return Promise.resolve();
+  accept(forwards: DeliveryInput[]): Promise<Accepted> {
+    if (forwards.length === 0) return Promise.resolve({ started: 0 });
     return new Promise((resolve, reject) => {
       this.queue.push({ forwards, bytes: forwards.reduce((n, f) => n + sizeOf(f), 0), resolve, reject });
       this.pump();
@@ -74,19 +83,26 @@ export class IngestBatcher {
 
   private async flush(batch: Pending[]): Promise<void> {
     try {
-      const forwards = batch.flatMap((p) => p.forwards);
       // One request on its own (a quiet source, or one too big to share a batch) starts its
       // forwards directly: a batch input must stay far below Temporal's 2 MB payload limit.
       if (batch.length === 1) {
-        await Promise.all(forwards.map((f) => startForward(this.client, this.taskQueue, f)));
-      } else {
-        await this.client.workflow.start(INGEST_BATCH_WORKFLOW, {
-          workflowId: `ib_${randomBytes(12).toString('hex')}`,
-          taskQueue: this.taskQueue,
-          args: [{ forwards }],
-        });
+        const started = await Promise.all(
+          batch[0]!.forwards.map((f) => startForward(this.client, this.taskQueue, f)),
+        );
+        batch[0]!.resolve({ started: started.filter(Boolean).length });
+        return;
       }
-      for (const p of batch) p.resolve();
+      // Repeats of one message arriving together carry the same forward ids (issue 13.8):
+      // each is started once; the batch workflow also ignores a forward that already exists.
+      const byId = new Map<string, DeliveryInput>();
+      for (const f of batch.flatMap((p) => p.forwards))
+        if (!byId.has(f.deliveryId)) byId.set(f.deliveryId, f);
+      await this.client.workflow.start(INGEST_BATCH_WORKFLOW, {
+        workflowId: `ib_${randomBytes(12).toString('hex')}`,
+        taskQueue: this.taskQueue,
+        args: [{ forwards: [...byId.values()] }],
+      });
+      for (const p of batch) p.resolve({});
     } catch (err) {
       for (const p of batch) p.reject(err);
     }

@@ -49,7 +49,18 @@ export interface SourceConfig {
 }
 
 export interface SourceInput {
+  /**
+   * The public id: the workflow id, the `HeraldEventType` of its forwards and the id tenant
+   * routes address it by. Issue 13.7: derived from the ingest id (`publicSourceId`), never
+   * the ingest id itself, for sources created since; a legacy source's is its ingest id.
+   */
   sourceId: string;
+  /**
+   * The ingest id (`/in/{ingestId}`): the credential of a `verification: none` source. Kept
+   * only in encrypted payloads, never in an id or a search attribute. Absent on a legacy
+   * source, whose ingest id is its `sourceId`.
+   */
+  ingestId?: string;
   tenantId: string;
   config: SourceConfig;
   destinations: Destination[];
@@ -73,6 +84,8 @@ export type VerificationView =
 
 export interface SourceView {
   sourceId: string;
+  /** Where the ingest URL points; the API shows it as `ingestUrl`, to the tenant only. */
+  ingestId: string;
   tenantId: string;
   name?: string;
   description?: string;
@@ -86,6 +99,8 @@ export interface SourceView {
 /** What the ingest route needs, secrets included; read through a ~1 s cache. */
 export interface SourceSnapshot {
   sourceId: string;
+  /** The ingest id it answers to (its `sourceId` for a legacy source). */
+  ingestId: string;
   tenantId: string;
   config: SourceConfig;
   destinations: Destination[];
@@ -111,6 +126,7 @@ export interface DestinationPatch {
  * request's headers in order and as received, and how the body is stored.
  */
 export interface ForwardRequest {
+  /** The source's public id (never its ingest id). */
   sourceId: string;
   destinationId: string;
   /** One id per received request, shared by its forwards to every destination. */

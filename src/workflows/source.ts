@@ -60,8 +60,11 @@ export async function sourceWorkflow(input: SourceInput): Promise<SourceView> {
   let destinations: Destination[] = input.destinations;
   let deleted = input.carried?.deleted ?? false;
 
+  // A legacy source (created before issue 13.7) answers to its workflow id.
+  const ingestId = input.ingestId ?? input.sourceId;
   const view = (): SourceView => ({
     sourceId: input.sourceId,
+    ingestId,
     tenantId: input.tenantId,
     name: config.name,
     description: config.description,
@@ -73,6 +76,7 @@ export async function sourceWorkflow(input: SourceInput): Promise<SourceView> {
   });
   const snapshot = (): SourceSnapshot => ({
     sourceId: input.sourceId,
+    ingestId,
     tenantId: input.tenantId,
     config,
     destinations,

@@ -146,7 +146,9 @@ describe('R-RH-INBOUND inbound sources on the dev server', () => {
   it('R-RH-INBOUND: an unsigned request is accepted (202 once started in Temporal) and forwarded byte-for-byte with its headers', async () => {
     const { source } = await createSource({ name: 'plain', destinations: [{ url: `${destBase}/plain` }] });
     expect(source.sourceId).toMatch(/^src_[a-f0-9]{32}$/);
-    expect(source.ingestUrl).toBe(`${apiBase}/in/${source.sourceId}`);
+    // Issue 13.7: the ingest URL holds the ingest id (the credential), not the public sourceId.
+    expect(source.ingestUrl).toMatch(new RegExp(`^${apiBase}/in/src_[a-f0-9]{32}$`));
+    expect(source.ingestUrl).not.toBe(`${apiBase}/in/${source.sourceId}`);
     // Not valid UTF-8 on purpose: it must survive storage and forwarding unchanged.
     const body = Buffer.concat([
       Buffer.from('{"a":1}'),

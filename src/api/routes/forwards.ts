@@ -305,9 +305,8 @@ export function forwardsRouter(deps: {
     const fwd = old?.target?.forward;
     if (!old || !fwd) fail(409, 'not_retryable', 'This forward can no longer be retried');
     // The same destination as it is configured now: Railhook's advice is to fix the URL
-    // or credentials, then retry.
-    sources.drop(fwd.sourceId);
-    const source = await sources.get(fwd.sourceId);
+    // or credentials, then retry. A forward names its source by public id (issue 13.7).
+    const source = await sources.byPublicId(fwd.sourceId);
     const destination = source?.destinations.find((d) => d.destinationId === fwd.destinationId);
     if (!source || source.tenantId !== tenantId || !destination)
       fail(409, 'destination_gone', 'The destination of this forward no longer exists');

@@ -8,8 +8,11 @@ import { forwardInput, newForwardId, newRequestId } from '../../inbound/forwards
 import { IngestBatcher } from '../../inbound/ingest-batcher.js';
 import { headerLookup, verifyInboundSignature } from '../../inbound/signature-verify.js';
 import type { SourceCache } from '../../inbound/source-cache.js';
+import { webhookForwardId, webhookRequestId } from '../../inbound/source-ids.js';
+import type { SourceSnapshot } from '../../shared/source-types.js';
 import { problemResponse, router } from '../openapi.js';
 import { fail } from '../problem.js';
+import { TokenBuckets } from '../rate-limit.js';
 
 /** How much of an oversized body is read and dropped so the 413 reaches the sender. */
 const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
@@ -67,16 +70,33 @@ function receivedHeaders(env: unknown, req: Request): Array<[string, string]> {
 }
 
 /**
- * R-RH-INBOUND: `POST /in/{sourceId}`, the public ingest URL. No API key: the unguessable
+ * Issue 13.8: the sender's own id of a request, when the signature covers it (Standard
+ * Webhooks signs `{webhook-id}.{timestamp}.{body}`). An HMAC-of-body source's headers are
+ * not signed: keying on them would let anyone holding one old signed body suppress a future
+ * message by sending it first under that message's id.
+ */
+function signedMessageId(source: SourceSnapshot, header: (name: string) => string | undefined) {
+  if (source.config.verification.kind !== 'standard_webhooks') return undefined;
+  return header('webhook-id')?.trim() || undefined;
+}
+
+/**
+ * R-RH-INBOUND: `POST /in/{ingestId}`, the public ingest URL. No API key: the unguessable
  * id and the source's signature check guard it. Answers 202 once every forward has been
- * durably started in Temporal, 401 for a bad signature, 404 for an unknown source, 413
- * for a body over the source's limit.
+ * durably started in Temporal, 200 to a repeat of a signed message already accepted, 401
+ * for a bad signature, 404 for an unknown source, 413 for a body over the source's limit,
+ * 429 over the source's rate, 503 when Temporal cannot answer.
  */
 export function ingestRouter(deps: { client: Client; config: Config; sources: SourceCache }) {
   const app = router();
   const { client, config, sources } = deps;
   const resolve = createPolicyResolver(config);
   const batcher = new IngestBatcher(client, config.HERALD_TASK_QUEUE);
+  // Issue 13.6: requests per source, in this process (see rate-limit.ts), keyed by public id.
+  const rate = new TokenBuckets({
+    ratePerSecond: config.HERALD_INGEST_RATE_PER_SECOND,
+    burst: config.HERALD_INGEST_BURST,
+  });
 
   app.openapi(
     createRoute({
@@ -95,8 +115,24 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
         },
       },
       responses: {
+        200: {
+          description:
+            'A repeat of a Standard Webhooks message (same webhook-id) already accepted: nothing is ' +
+            'forwarded again; the answer names the first request and its forwards, with duplicate: true',
+          content: {
+            'application/json': {
+              schema: z.object({
+                requestId: z.string(),
+                forwards: z.array(z.object({ id: z.string(), destinationId: z.string() })),
+                duplicate: z.literal(true),
+              }),
+            },
+          },
+        },
         202: {
-          description: 'Durably accepted; one forward per destination',
+          description:
+            'Durably accepted; one forward per destination. A repeat of a signed message that ' +
+            'arrived in a batch is also answered 202, with the ids of the first request',
           content: {
             'application/json': {
               schema: z.object({
@@ -109,13 +145,43 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
         401: problemResponse('invalid_signature'),
         404: problemResponse('No such source'),
         413: problemResponse('payload_too_large'),
+        429: problemResponse("rate_limited: over the source's request rate; see Retry-After"),
         503: problemResponse('Not accepted: Temporal is unreachable; send again'),
       },
     }),
     async (c) => {
-      const sourceId = c.req.param('sourceId');
-      const source = await sources.get(sourceId);
+      // The path holds the ingest id, a credential: it is never logged nor stored. The
+      // forwards name the source by its public id.
+      const ingestId = c.req.param('sourceId');
+      let source: SourceSnapshot | undefined;
+      try {
+        source = await sources.get(ingestId);
+      } catch (err) {
+        // Not a 404: the sender must send again, not conclude the URL is dead.
+        console.error('[herald:api] source lookup failed', err);
+        c.header('retry-after', '1');
+        fail(
+          503,
+          'not_accepted',
+          'The request was not accepted',
+          'Herald cannot read its sources; send it again.',
+        );
+      }
       if (!source) fail(404, 'source_not_found', 'No such source');
+      const sourceId = source.sourceId;
+      const allowed = rate.take(sourceId, Date.now());
+      if (!allowed.allowed) {
+        const seconds = Math.max(1, Math.ceil(allowed.retryAfterMs / 1000));
+        // The app's error handler answers through this context, so the header goes out with it.
+        c.header('retry-after', String(seconds));
+        fail(
+          429,
+          'rate_limited',
+          'Too many requests for this source',
+          `At most ${config.HERALD_INGEST_RATE_PER_SECOND} per second (bursts of ${config.HERALD_INGEST_BURST}); retry after ${seconds} s.`,
+          { retryAfterSeconds: seconds },
+        );
+      }
       const max = source.config.maxBodyBytes;
       const declared = Number(c.req.header('content-length'));
       // A body declared far too big is refused unread; a smaller excess is read and dropped.
@@ -125,9 +191,10 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
       if (!bytes) fail(413, 'payload_too_large', 'The body is too large', `At most ${max} bytes.`);
 
       const headers = receivedHeaders(c.env, c.req.raw);
+      const header = headerLookup(headers);
       const verdict = verifyInboundSignature(
         source.config.verification,
-        headerLookup(headers),
+        header,
         bytes,
         Math.floor(Date.now() / 1000),
       );
@@ -136,12 +203,18 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
           reason: verdict.reason,
         });
 
-      const requestId = newRequestId();
+      // Issue 13.8: a signed message's ids derive from its webhook-id, so a repeat (a replay
+      // within the tolerance, or the sender's own retry) names the same forwards, which
+      // Temporal refuses to start twice, on any API process, at no extra call.
+      const messageId = signedMessageId(source, header);
+      const requestId = messageId ? webhookRequestId(sourceId, messageId) : newRequestId();
       const now = new Date().toISOString();
       const stored = storeBody(bytes);
       const inputs = source.destinations.map((destination) =>
         forwardInput({
-          forwardId: newForwardId(),
+          forwardId: messageId
+            ? webhookForwardId(sourceId, messageId, destination.destinationId)
+            : newForwardId(),
           tenantId: source.tenantId,
           destination,
           policy: resolve('railhook', destination.policy, 'inbound'),
@@ -150,16 +223,19 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
           createdAt: now,
         }),
       );
+      let started: number | undefined;
       try {
-        await batcher.accept(inputs);
+        ({ started } = await batcher.accept(inputs));
       } catch (err) {
         console.error('[herald:api] ingest not accepted', sourceId, err);
         fail(503, 'not_accepted', 'The request was not accepted', 'Send it again.');
       }
-      return c.json(
-        { requestId, forwards: inputs.map((i) => ({ id: i.deliveryId, destinationId: i.endpointId })) },
-        202,
-      );
+      const forwards = inputs.map((i) => ({ id: i.deliveryId, destinationId: i.endpointId }));
+      // Every forward already existed: a repeat. (Some new: the repeat completed a first
+      // attempt that Temporal only partly took, which is a 202 like any acceptance.)
+      if (messageId && inputs.length > 0 && started === 0)
+        return c.json({ requestId, forwards, duplicate: true as const }, 200);
+      return c.json({ requestId, forwards }, 202);
     },
   );
   return app;

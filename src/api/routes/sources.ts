@@ -3,10 +3,12 @@ import type { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../../config.js';
 import { DESTINATION_ID, SOURCE_ID, newDestinationId, newSourceId } from '../../inbound/forwards.js';
-import type { SourceCache } from '../../inbound/source-cache.js';
+import { HASHED_SOURCE_STATUS, type SourceCache } from '../../inbound/source-cache.js';
+import { publicSourceId } from '../../inbound/source-ids.js';
 import { policyOverridesSchema } from '../../policy/policy.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
-import { SA_TENANT } from '../../shared/search-attributes.js';
+import { urlCheckOptionsFor } from '../../own-ports.js';
+import { SA_STATUS, SA_TENANT } from '../../shared/search-attributes.js';
 import { SOURCE_WORKFLOW } from '../../shared/names.js';
 import {
   DESTINATION_NOT_FOUND,
@@ -21,7 +23,8 @@ import {
   updateSourceUpdate,
 } from '../../shared/source-messages.js';
 import type { Destination, SourceInput, SourceView, VerificationScheme } from '../../shared/source-types.js';
-import { decodeSecret, generateSecret } from '../../signing/standard-webhooks.js';
+import { generateSecret } from '../../signing/standard-webhooks.js';
+import { whsecSchema } from '../schemas.js';
 import type { TenantEnv } from '../auth.js';
 import { lit, type Directory } from '../directory.js';
 import { problemResponse, router } from '../openapi.js';
@@ -36,14 +39,8 @@ const MAX_TRANSFORMATION_CHARS = 16_384;
 
 const HEADER_NAME = /^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,64}$/;
 
-const whsec = z.string().refine((s) => {
-  try {
-    decodeSecret(s);
-    return true;
-  } catch {
-    return false;
-  }
-}, 'must be a Standard Webhooks secret: whsec_ + base64 of 24-64 bytes');
+// The signer's own decoder: a bad secret is a 400 invalid_secret naming the field.
+const whsec = whsecSchema;
 
 export const verificationSchema = z
   .discriminatedUnion('kind', [
@@ -125,7 +122,10 @@ const sourceSchema = z
     destinations: z.array(destinationSchema),
     createdAt: z.number(),
     deleted: z.boolean(),
-    /** POST here; public, no API key. */
+    /**
+     * POST here; public, no API key. It holds the ingest id, which is not `sourceId`: keep
+     * it as secret as a signing secret when the source verifies nothing.
+     */
     ingestUrl: z.string(),
   })
   .openapi('Source');
@@ -177,12 +177,16 @@ export function sourcesRouter(deps: {
   const app = router<TenantEnv>();
   const { client, config, sources } = deps;
 
-  const ingestUrl = (reqUrl: string, sourceId: string) => `${new URL(reqUrl).origin}/in/${sourceId}`;
-  const present = (reqUrl: string, v: SourceView) => ({ ...v, ingestUrl: ingestUrl(reqUrl, v.sourceId) });
+  // Issue 13.7: the ingest URL holds the ingest id, which only the tenant sees; `sourceId`
+  // is the public id (a legacy source's view, from older workers, may lack `ingestId`).
+  const present = (reqUrl: string, { ingestId, ...v }: SourceView) => ({
+    ...v,
+    ingestUrl: `${new URL(reqUrl).origin}/in/${ingestId ?? v.sourceId}`,
+  });
 
   /** R-URL, as for endpoints; the address itself is checked at send time (R-SSRF). */
   const checkUrl = (url: string, path: string) => {
-    const r = checkEndpointUrl(url, { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS });
+    const r = checkEndpointUrl(url, urlCheckOptionsFor(config));
     if (!r.ok) fail(400, r.code, 'The destination URL is not allowed', r.message, { path });
   };
 
@@ -253,9 +257,12 @@ export function sourcesRouter(deps: {
       const destinations = (body.destinations ?? []).map((d, i) =>
         newDestination(d, `destinations.${i}.url`),
       );
-      const sourceId = newSourceId();
+      // Issue 13.7: the ingest id is the credential; Temporal only ever sees its hash.
+      const ingestId = newSourceId();
+      const sourceId = publicSourceId(ingestId);
       const input: SourceInput = {
         sourceId,
+        ingestId,
         tenantId,
         config: {
           name: body.name,
@@ -271,7 +278,11 @@ export function sourcesRouter(deps: {
         taskQueue: config.HERALD_TASK_QUEUE,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
-        typedSearchAttributes: [{ key: SA_TENANT, value: tenantId }],
+        typedSearchAttributes: [
+          { key: SA_TENANT, value: tenantId },
+          // Marks a source whose workflow id is a public id (source-cache.ts).
+          { key: SA_STATUS, value: HASHED_SOURCE_STATUS },
+        ],
       });
       const source = present(c.req.url, await owned(tenantId, sourceId));
       return c.json({ source, ...(secret ? { secret } : {}) }, 201);
