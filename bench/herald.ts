@@ -34,6 +34,8 @@ export class BenchHerald {
       HERALD_TEMPORAL_UI_PORT: String(this.ports.ui),
       HERALD_OPERATOR_KEY: OPERATOR_KEY,
       HERALD_LOG_LEVEL: 'warn',
+      // The Web UI's codec listener has a fixed port; a bench needs neither.
+      HERALD_CODEC_ENDPOINT: 'false',
       ...this.extraEnv,
     };
     delete env.TEMPORAL_ADDRESS;
@@ -74,11 +76,27 @@ export class BenchHerald {
     return this.child!.pid!;
   }
 
-  /** The Temporal dev server: the `temporal` child of the Herald process. */
+  /** The Temporal dev server: the `temporal` process under the Herald process (behind the sh that ties its life to Herald's). */
   devServerPid(): number | undefined {
-    const out = execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(this.pid)], { encoding: 'utf8' });
-    const line = out.split('\n').find((l) => /temporal/.test(l));
-    return line ? Number(line.trim().split(/\s+/)[0]) : undefined;
+    const ps = (ppid: number) => {
+      try {
+        return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(ppid)], { encoding: 'utf8' });
+      } catch {
+        return ''; // ps exits 1 when there are none
+      }
+    };
+    const children = (ppid: number) =>
+      ps(ppid)
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter((c) => c.length === 2)
+        .map(([pid, comm]) => ({ pid: Number(pid), comm: comm! }));
+    for (const c of children(this.pid)) {
+      if (/temporal/.test(c.comm)) return c.pid;
+      const grand = children(c.pid).find((g) => /temporal/.test(g.comm));
+      if (grand) return grand.pid;
+    }
+    return undefined;
   }
 
   sqliteBytes(): number {

@@ -10,13 +10,24 @@ import { startApi } from './api/server.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { connectClient } from './temporal/connect.js';
-import { dataConverterFor, ensureLocalCodecKey, ensureLocalSecret } from './temporal/data-converter.js';
+import {
+  assertHistoryEncrypted,
+  dataConverterFor,
+  ensureLocalCodecKey,
+  ensureLocalSecret,
+} from './temporal/data-converter.js';
+import { codecEndpointUrl, startCodecServer } from './api/codec-server.js';
 import { randomBytes } from 'node:crypto';
 import { createHeraldWorker } from './worker.js';
+import { devAllowancesFor, describeDevAllowances } from './dev-allowances.js';
+import { heraldOwnPorts, temporalHttpPort, temporalMetricsPort } from './own-ports.js';
 
 const log = (msg: string) => console.log(`[herald] ${msg}`);
 
 async function main() {
+  // Issue 13.3: the development allowances apply only with the embedded server and the API
+  // on loopback; say which, so an operator never runs with one unaware.
+  const allowances = devAllowancesFor(process.env);
   const env = withDevDefaults(process.env);
   const dataDir = env.HERALD_DATA_DIR ?? '.data';
   const embedded = !env.TEMPORAL_ADDRESS;
@@ -25,8 +36,30 @@ async function main() {
   const operatorKeyFile = join(dataDir, 'operator.key');
   if (!env.HERALD_OPERATOR_KEY && embedded)
     env.HERALD_OPERATOR_KEY = ensureLocalSecret(operatorKeyFile, () => randomBytes(24).toString('hex'));
+  // Issue 13.2: the Web UI's codec decrypts for whoever holds this token; made once, like the keys.
+  if (!env.HERALD_CODEC_TOKEN && embedded && env.HERALD_CODEC_ENDPOINT === 'true')
+    env.HERALD_CODEC_TOKEN = ensureLocalSecret(join(dataDir, 'codec.token'), () =>
+      randomBytes(32).toString('base64url'),
+    );
   const config = loadConfig(env);
+  // Issue 13.1: on a cluster Herald did not start, no codec keys means no start.
+  assertHistoryEncrypted(config);
+  // Issue 13.2: the codec on its own listener, up before the UI that calls it; the
+  // embedded UI's origins may call it.
+  const uiOrigins = embedded
+    ? [
+        `http://127.0.0.1:${config.HERALD_TEMPORAL_UI_PORT}`,
+        `http://localhost:${config.HERALD_TEMPORAL_UI_PORT}`,
+      ]
+    : [];
+  const codecServer = startCodecServer(config, uiOrigins);
+  if (codecServer)
+    log(
+      `codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
+    );
   Runtime.install({ logger: new DefaultLogger(config.HERALD_LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
+  log(describeDevAllowances(allowances));
+  log(`deliveries to Herald's own ports are refused: ${heraldOwnPorts(config).join(', ')}`);
   let devServer: DevServer | undefined;
   let address = config.TEMPORAL_ADDRESS;
   if (!address) {
@@ -34,11 +67,17 @@ async function main() {
     devServer = await startDevServer({
       cliPath: ensureDevServer(),
       dbFile,
+      logFile: resolve(join(config.HERALD_DATA_DIR, 'temporal.log')),
       port: config.HERALD_TEMPORAL_PORT,
       uiPort: config.HERALD_TEMPORAL_UI_PORT,
-      uiCodecEndpoint: config.HERALD_CODEC_ENDPOINT
-        ? `http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}/codec`
-        : undefined,
+      // Pinned, so the URL check knows them (issue 13.3; the CLI would pick random ones).
+      httpPort: temporalHttpPort(config),
+      metricsPort: temporalMetricsPort(config),
+      // The token rides in the URL: the dev server's UI can send no other credential.
+      uiCodecEndpoint:
+        config.HERALD_CODEC_ENDPOINT && config.HERALD_CODEC_TOKEN
+          ? codecEndpointUrl(config, config.HERALD_CODEC_TOKEN)
+          : undefined,
       namespace: config.TEMPORAL_NAMESPACE,
     });
     address = devServer.address;
@@ -85,9 +124,20 @@ async function main() {
     stopping = true;
     log(`${signal}: stopping API, worker and Temporal`);
     await api.close();
+    await codecServer?.close();
     // The SDK also reacts to SIGINT/SIGTERM itself; only ask once.
     if (worker.getState() === 'RUNNING') worker.shutdown();
   };
+  // A worker whose server died polls nothing while looking alive (issue 14.3): Herald
+  // without its embedded server stops, with a non-zero code, and says where the log is.
+  void devServer?.exited.then((code) => {
+    if (stopping) return;
+    process.exitCode = 1;
+    log(`the Temporal dev server exited (code ${code}); stopping Herald. Its log: ${devServer?.logFile}`);
+    void stop('Temporal exited');
+    // Closing connections to a server that is gone can wait on retries; do not hang on them.
+    setTimeout(() => process.exit(1), 15_000).unref();
+  });
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 

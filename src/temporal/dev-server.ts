@@ -1,9 +1,12 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import type { ChildProcess } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { createConnection } from 'node:net';
-import { dirname } from 'node:path';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { searchAttributeCliArgs } from '../shared/search-attributes.js';
+import { portOwner } from './port-owner.js';
+import { spawnTiedToParent } from './tied-child.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -12,18 +15,32 @@ export interface DevServerOptions {
   ip?: string;
   port: number;
   uiPort?: number;
+  /** The HTTP API and /metrics ports; unset, the CLI picks random ones (issue 13.3 pins them). */
+  httpPort?: number;
+  metricsPort?: number;
   namespace: string;
   logLevel?: string;
-  /** Where the Web UI asks to decode payloads (Herald's /codec). */
+  /**
+   * Where the Web UI asks to decode payloads: Herald's codec listener, its token in the path
+   * (the dev server's UI can send no other credential; issue 13.2).
+   */
   uiCodecEndpoint?: string;
   /** Echo the server's own output (the CLI is chatty at info level). */
   inheritOutput?: boolean;
+  /**
+   * Where the server's output goes. A file, never a pipe: a pipe to a parent that died
+   * kills the server with SIGPIPE at its next log line (issue 14.3).
+   */
+  logFile?: string;
 }
 
 export interface DevServer {
   address: string;
   uiUrl?: string;
   process: ChildProcess;
+  logFile?: string;
+  /** Resolves with the exit code when the server ends, for whatever reason. */
+  exited: Promise<number | null>;
   stop(): Promise<void>;
 }
 
@@ -76,30 +93,57 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     args.push('--db-filename', opts.dbFile, ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]));
   }
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
+  if (opts.httpPort) args.push('--http-port', String(opts.httpPort));
+  if (opts.metricsPort) args.push('--metrics-port', String(opts.metricsPort));
   if (opts.uiPort && opts.uiCodecEndpoint) args.push('--ui-codec-endpoint', opts.uiCodecEndpoint);
   else args.push('--headless');
 
-  const child = spawn(opts.cliPath, args, {
+  // A port already open is someone else's server (an orphan of a crashed Herald, say):
+  // taking it for ours would run Herald against a process nobody supervises.
+  for (const [what, port] of [
+    ['Temporal frontend', opts.port],
+    ['Temporal Web UI', opts.uiPort],
+  ] as const) {
+    if (port && (await portOpen(ip, port))) {
+      const owner = portOwner(port);
+      throw new Error(
+        `port ${port} (${what}) is already in use${owner ? ` by pid ${owner.pid} (${owner.command})` : ''}; ` +
+          'stop that process or choose other ports (HERALD_TEMPORAL_PORT, HERALD_TEMPORAL_UI_PORT)',
+      );
+    }
+  }
+
+  const logFile = opts.inheritOutput
+    ? undefined
+    : (opts.logFile ?? join(tmpdir(), `herald-temporal-${process.pid}-${opts.port}.log`));
+  if (logFile) mkdirSync(dirname(logFile), { recursive: true });
+  const logFd = logFile ? openSync(logFile, 'a', 0o600) : 'inherit';
+  const child = spawnTiedToParent(opts.cliPath, args, {
     // Go's collector took an eighth of the server's CPU under load at the default GOGC=100;
     // a larger heap target trades a few hundred MB for that CPU (BENCHMARKS.md).
     env: { ...process.env, GOGC: process.env.GOGC ?? '400' },
-    stdio: opts.inheritOutput ? 'inherit' : ['ignore', 'ignore', 'pipe'],
+    logFd,
   });
-  let stderr = '';
-  child.stderr?.on('data', (d: Buffer) => {
-    stderr = (stderr + d.toString()).slice(-4000);
-  });
+  if (typeof logFd === 'number') closeSync(logFd);
+  const tail = () => {
+    if (!logFile) return '';
+    try {
+      return readFileSync(logFile, 'utf8').slice(-4000);
+    } catch {
+      return '';
+    }
+  };
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
 
   const address = `${ip}:${opts.port}`;
   const deadline = Date.now() + 60_000;
   for (;;) {
     const state = await Promise.race([exited.then(() => 'exited' as const), portOpen(ip, opts.port)]);
-    if (state === 'exited') throw new Error(`Temporal dev server exited during start-up:\n${stderr}`);
+    if (state === 'exited') throw new Error(`Temporal dev server exited during start-up (log: ${logFile}):\n${tail()}`);
     if (state) break;
     if (Date.now() > deadline) {
       child.kill('SIGKILL');
-      throw new Error(`Temporal dev server did not open ${address} within 60 s:\n${stderr}`);
+      throw new Error(`Temporal dev server did not open ${address} within 60 s (log: ${logFile}):\n${tail()}`);
     }
     await delay(200);
   }
@@ -108,9 +152,12 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     address,
     uiUrl: opts.uiPort ? `http://${ip}:${opts.uiPort}` : undefined,
     process: child,
+    logFile,
+    exited,
     async stop() {
       if (child.exitCode !== null) return;
       child.kill('SIGTERM');
+      child.stdin?.end();
       const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
       await exited;
       clearTimeout(timer);

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
+import { freePort } from './ports.js';
 
 /** `npm start`'s entry point as a real child process with its own process group. */
 export class HeraldProcess {
@@ -9,6 +10,8 @@ export class HeraldProcess {
   constructor(private readonly env: Record<string, string>) {}
 
   async start(apiUrl: string, timeoutMs = 90_000): Promise<void> {
+    // The codec listener has a fixed default port; test processes run side by side.
+    this.env.HERALD_CODEC_PORT ??= String(await freePort());
     const env: Record<string, string | undefined> = { ...process.env, ...this.env };
     delete env.TEMPORAL_ADDRESS;
     this.output = '';
@@ -40,6 +43,22 @@ export class HeraldProcess {
     process.kill(-this.child.pid, 'SIGKILL');
     await exited;
     await delay(500);
+  }
+
+  /** `kill -9` of Herald's own process only, as a crash would leave its children. */
+  async killMain(): Promise<void> {
+    if (!this.child?.pid || this.child.exitCode !== null) return;
+    const exited = new Promise((r) => this.child!.once('exit', r));
+    process.kill(this.child.pid, 'SIGKILL');
+    await exited;
+  }
+
+  /** Resolves with the exit code once Herald ends on its own, or 'timeout'. */
+  async exitWithin(ms: number): Promise<number | null | 'timeout'> {
+    if (!this.child) return null;
+    if (this.child.exitCode !== null) return this.child.exitCode;
+    const exited = new Promise<number | null>((r) => this.child!.once('exit', (code) => r(code)));
+    return Promise.race([exited, delay(ms).then(() => 'timeout' as const)]);
   }
 
   /** Ctrl-C: resolves with the exit code. */
