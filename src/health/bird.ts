@@ -84,9 +84,8 @@ export const birdHealth: PresetHealthRules = {
     return state.status === 'paused' ? 'skip' : 'queue';
   },
 
-  // The streak's start and the 5-day pause both change the status, which the engine
-  // detects by itself; the failures in between change nothing worth a signal.
-  failureCounts: () => false,
+  // The streak's start is the 5-day clock; the failures in between are only counted.
+  untracked: ['consecutiveFailures'],
 
   nextWakeAt: () => undefined,
 };

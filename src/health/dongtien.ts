@@ -138,7 +138,8 @@ export const dongtienHealth: PresetHealthRules = {
     return 'hold';
   },
 
-  failureCounts: (seen) => seen.status === 'active',
+  // The count drives the suspension; the streak's start is only shown.
+  untracked: ['streakStartedAt'],
 
   nextWakeAt: holdEndsAt,
 };

@@ -130,7 +130,8 @@ export const railhookHealth: PresetHealthRules = {
     return state.status === 'disabled' ? 'skip' : 'queue';
   },
 
-  failureCounts: (seen, input) => circuitPhase(seen.circuit, input.at) !== 'open',
+  // The breaker keeps its own count (circuit.failures); the endpoint-wide one is only shown.
+  untracked: ['consecutiveFailures', 'streakStartedAt'],
 
   nextWakeAt: () => undefined,
 };

@@ -1,4 +1,4 @@
-import { HEALTH_RULES } from './engine.js';
+import { HEALTH_RULES, applyHealth } from './engine.js';
 import type { HealthInput, HealthState, PresetName } from './types.js';
 
 /** Inputs that deliveries produce; everything else comes from people or timers and is rare. */
@@ -9,34 +9,50 @@ const DELIVERY_OUTCOMES: ReadonlySet<HealthInput['kind']> = new Set([
   'gone',
 ]);
 
-function recovering(seen: HealthState): boolean {
-  return (
-    seen.status !== 'active' ||
-    seen.consecutiveFailures > 0 ||
-    seen.streakStartedAt !== undefined ||
-    seen.circuit?.openUntil !== undefined
-  );
+/** JSON equality, where an absent field equals one set to undefined (Step clears that way). */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const keys = new Set([...Object.keys(ra), ...Object.keys(rb)]);
+  for (const k of keys) if (!sameJson(ra[k], rb[k])) return false;
+  return true;
+}
+
+/**
+ * Whether two states are the same health for this preset's rules: the fields no rule
+ * reads are left out, and a breaker never used equals a closed one with no trips.
+ */
+export function sameHealth(preset: PresetName, a: HealthState, b: HealthState): boolean {
+  const project = (s: HealthState) => {
+    const { unconfirmed: _u, ...rest } = s;
+    const out: Partial<HealthState> = { ...rest, circuit: s.circuit ?? { failures: 0, trips: 0 } };
+    for (const f of HEALTH_RULES[preset].untracked) delete out[f];
+    return out;
+  };
+  return sameJson(project(a), project(b));
 }
 
 /**
  * Scale discipline: a busy endpoint must not get one signal per delivery. Given the
- * endpoint state a delivery saw (from the cache) and the outcome, should the delivery
- * report it to the endpoint workflow? Failures that feed a threshold, outcomes that
- * would change the status, the breaker or produce an effect, and the first success
- * after failures. A plain success on a healthy endpoint returns false.
+ * endpoint state a delivery holds and the outcome, should the delivery report it to the
+ * endpoint workflow? Exactly when applying it to that state changes the endpoint's
+ * health (a field some rule reads) or produces an effect; a plain success on a healthy
+ * endpoint, and a failure that only adds to a count no rule reads, return false.
  *
- * The answer replays the input on the seen state, so it cannot drift from applyHealth.
- * A stale cache only delays a report to the next outcome, which will see fresher state.
+ * `seen` must be read AFTER the outcome (healthAfterOutcome in the send activity), not
+ * the read that decided to send: between the two another delivery may have reported a
+ * failure, and a success judged on the older, clean state would leave that streak
+ * standing (issue 14.4). An outcome left out is then one that, at the moment of that
+ * read, changed nothing, so the endpoint's health is the rule applied to every outcome.
  */
 export function shouldReport(preset: PresetName, seen: HealthState, input: HealthInput): boolean {
   if (!DELIVERY_OUTCOMES.has(input.kind)) return true;
-  if (input.kind === 'attempt_succeeded') return recovering(seen);
-  const rules = HEALTH_RULES[preset];
-  if (input.kind === 'attempt_failed' && rules.failureCounts(seen, input)) return true;
-  const { state, effects } = rules.apply(seen, input);
-  return (
-    effects.length > 0 || state.status !== seen.status || state.circuit?.openUntil !== seen.circuit?.openUntil
-  );
+  if (seen.unconfirmed) return true;
+  const { state, effects } = applyHealth(preset, seen, input);
+  return effects.length > 0 || !sameHealth(preset, seen, state);
 }
 
 const REASON_TEXT: Readonly<Record<string, string>> = {

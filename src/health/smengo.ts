@@ -87,7 +87,7 @@ export const smengoHealth: PresetHealthRules = {
   },
 
   // Smengo has no failure threshold: exhaustion and 410 are reported on their own.
-  failureCounts: () => false,
+  untracked: ['consecutiveFailures', 'streakStartedAt'],
 
   nextWakeAt: () => undefined,
 };

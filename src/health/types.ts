@@ -45,7 +45,7 @@ export interface HealthState {
   /**
    * Consecutive failed attempts (Dong Tien counts across deliveries, SPEC §5). Only
    * failures that deliveries report (see shouldReport) are counted, so on presets
-   * where the count drives no rule it is a lower bound.
+   * where the count drives no rule (PresetHealthRules.untracked) it is a lower bound.
    */
   consecutiveFailures: number;
   /** epoch ms of the first failure of the current uninterrupted failure streak (Bird's 5 days) */
@@ -68,7 +68,15 @@ export interface HealthState {
    * (visibility lag) or at all, even after a re-enable.
    */
   endedBefore?: { at: number; endAs: DropEnd; code: 'endpoint_disabled' | 'endpoint_paused' | string };
+  /**
+   * Never stored by the endpoint: set on the copy handed to a delivery when the endpoint
+   * could not be read after the attempt's outcome, so shouldReport reports the outcome.
+   */
+  unconfirmed?: true;
 }
+
+/** Fields a preset's rules never read: outcomes that only change these need no report. */
+export type UntrackedField = 'consecutiveFailures' | 'streakStartedAt';
 
 export type HealthInput =
   | { kind: 'attempt_failed'; at: number; code: string; deliveryId: string; replay?: boolean }
@@ -155,11 +163,11 @@ export interface PresetHealthRules {
   sendDecision(state: HealthState, now: number, opts: SendOptions): SendDecision;
   acceptsNewEvents(state: HealthState): Admission;
   /**
-   * Whether a failed attempt feeds a threshold on this preset, judged on the state the
-   * delivery saw. Status changes and effects are found by replaying the input, so this
-   * only has to name failures that merely count.
+   * The streak fields no rule of this preset reads (they are shown as lower bounds).
+   * shouldReport leaves out outcomes that change nothing else, so each one named here
+   * saves a signal per failed attempt; a field a rule reads must never be listed.
    */
-  failureCounts(seen: HealthState, input: Extract<HealthInput, { kind: 'attempt_failed' }>): boolean;
+  untracked: readonly UntrackedField[];
   /** When the endpoint workflow must send a `tick`, if time alone can change the state. */
   nextWakeAt(state: HealthState): number | undefined;
 }

@@ -287,26 +287,34 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
     expect((await getDelivery(tenant, readyId)).round).toBe(2);
   });
 
-  it('R-LOG R-SMENGO-LOG: the recent view holds the 25 newest deliveries with code, attempts and body', async () => {
+  it('14.17 R-LOG R-SMENGO-LOG: the recent view holds exactly the 25 newest deliveries across 3 endpoints, newest first, with code, attempts and body', async () => {
     const tenant = await newTenant(app);
-    statusFor.set('/recent', 200);
-    await createEndpoint(tenant, '/recent', 'smengo', ['recent.*'], {
-      maxAttempts: 3,
-      retryDelays: [1],
-      timeoutSeconds: 5,
-    });
-    const oldest = [
-      await publish(tenant, 'recent.old', { i: -2 }),
-      await publish(tenant, 'recent.old', { i: -1 }),
-    ];
-    await expect.poll(() => sent('/recent'), { timeout: 30_000 }).toBe(2);
-    await delay(50);
-    const newer: string[] = [];
-    for (let i = 0; i < 25; i += 5)
-      newer.push(
-        ...(await Promise.all([0, 1, 2, 3, 4].map((k) => publish(tenant, 'recent.new', { i: i + k })))),
+    const paths = ['/recent-a', '/recent-b', '/recent-c'];
+    const endpoints: string[] = [];
+    for (const [k, path] of paths.entries()) {
+      statusFor.set(path, 200);
+      endpoints.push(
+        await createEndpoint(tenant, path, 'smengo', [`recent${k}.*`], {
+          maxAttempts: 3,
+          retryDelays: [1],
+          timeoutSeconds: 5,
+        }),
       );
-    await expect.poll(() => sent('/recent'), { timeout: 60_000 }).toBe(27);
+    }
+    const sentAll = () => paths.reduce((n, p) => n + sent(p), 0);
+    const oldest = [
+      await publish(tenant, 'recent0.old', { i: -2 }),
+      await publish(tenant, 'recent1.old', { i: -1 }),
+    ];
+    await expect.poll(sentAll, { timeout: 30_000 }).toBe(2);
+    await delay(50);
+    // One at a time, a few ms apart, across the 3 endpoints: the publish order is the age order.
+    const newer: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      newer.push(await publish(tenant, `recent${i % 3}.new`, { i }));
+      await delay(5);
+    }
+    await expect.poll(sentAll, { timeout: 60_000 }).toBe(27);
 
     const recent = () => json<{ data: Delivery[] }>(tenant.call('GET', '/v1/deliveries/recent'), 200);
     await expect
@@ -316,19 +324,23 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
       })
       .toBe(25);
     const { data } = await recent();
-    expect(new Set(data.map((x) => x.id))).toEqual(new Set(newer));
-    expect(data.some((x) => oldest.includes(x.id))).toBe(false);
+    expect(data).toHaveLength(25);
+    // Exactly the 25 newest, newest first, from every endpoint.
+    expect(data.map((x) => x.id)).toEqual([...newer].reverse());
+    expect(new Set(data.map((x) => x.endpointId))).toEqual(new Set(endpoints));
     const times = data.map((x) => Date.parse(x.createdAt));
     expect([...times].sort((a, b) => b - a)).toEqual(times);
-    for (const x of data) {
+    for (const [k, x] of data.entries()) {
+      const i = 24 - k;
       expect(x).toMatchObject({
-        eventType: 'recent.new',
+        eventType: `recent${i % 3}.new`,
+        endpointId: endpoints[i % 3],
         responseCode: 200,
         attemptCount: 1,
         status: 'succeeded',
       });
       expect(x.attempts).toHaveLength(1);
-      expect(JSON.parse(x.body!)).toMatchObject({ type: 'recent.new', data: { i: expect.any(Number) } });
+      expect(JSON.parse(x.body!)).toMatchObject({ type: `recent${i % 3}.new`, data: { i } });
     }
 
     const list = await json<{ data: Array<{ id: string; createdAt: string }> }>(
@@ -336,14 +348,16 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
       200,
     );
     expect(list.data.map((x) => x.id)).toEqual(data.slice(0, 5).map((x) => x.id));
-    const old = await json<{ data: Array<{ id: string }> }>(
-      tenant.call(
-        'GET',
-        `/v1/deliveries?eventType=recent.old&until=${encodeURIComponent(new Date().toISOString())}`,
-      ),
-      200,
-    );
-    expect(new Set(old.data.map((x) => x.id))).toEqual(new Set(oldest));
+    for (const [k, id] of oldest.entries()) {
+      const old = await json<{ data: Array<{ id: string }> }>(
+        tenant.call(
+          'GET',
+          `/v1/deliveries?eventType=recent${k}.old&until=${encodeURIComponent(new Date().toISOString())}`,
+        ),
+        200,
+      );
+      expect(old.data.map((x) => x.id)).toEqual([id]);
+    }
     // Smengo offers no manual retry: its deliveries close at once.
     expect((await json<Problem>(tenant.call('POST', `/v1/dead-letters/${newer[0]}/retry`), 409)).code).toBe(
       'not_retryable',

@@ -74,17 +74,40 @@ describe('publishing straight through Temporal, and what Temporal keeps', () => 
     expect(history).not.toContain(tenant.apiKey);
   });
 
-  it('R-DT-REPLAY: more than 30 replay requests in a minute are answered 429 replay_rate_limited', async () => {
-    let limited: Response | undefined;
-    // The window is the calendar minute: 61 requests hit the limit even across a boundary.
-    for (let i = 0; i < 61 && !limited; i++) {
-      const r = await tenant.call('POST', '/v1/replay/failures');
-      if (r.status === 429) limited = r;
-      else expect(r.status).toBe(202);
+  it('14.17 R-DT-REPLAY: 30 replay requests in a minute are accepted and the 31st is answered 429 replay_rate_limited; a bulk replay of several deliveries counts once', async () => {
+    // Two Dong Tien deliveries that fail their only attempt: dead letters a bulk replay picks up.
+    const fresh = await newTenant(createApp({ client: w.client, config: w.config }));
+    receiver.respondWith((req, _i, res) => res.writeHead(req.path === '/dt-limit' ? 500 : 200).end());
+    const created = await fresh.call('POST', '/v1/endpoints', {
+      url: `${base}/dt-limit`,
+      preset: 'dongtien',
+      policy: { maxAttempts: 1 },
+    });
+    expect(created.status).toBe(201);
+    const { endpoint } = (await created.json()) as { endpoint: { endpointId: string } };
+    for (const i of [1, 2]) {
+      const r = await fresh.call('POST', '/v1/events', { type: 'limit.test', payload: { i } });
+      expect(r.status).toBe(202);
     }
-    expect(limited?.status).toBe(429);
-    const body = (await limited!.json()) as { code: string };
+    const ready = async () => {
+      const r = await fresh.call('GET', `/v1/replay/failures/preview?endpointId=${endpoint.endpointId}`);
+      return ((await r.json()) as { counts: { ready: number } }).counts.ready;
+    };
+    await expect.poll(ready, { timeout: 30_000, interval: 250 }).toBe(2);
+
+    // The limit is per calendar minute: all 31 requests must fall in the same one.
+    while (new Date().getUTCSeconds() > 30) await new Promise((r) => setTimeout(r, 250));
+    const minute = Math.floor(Date.now() / 60_000);
+    const bulk = () => fresh.call('POST', `/v1/replay/failures?endpointId=${endpoint.endpointId}`);
+    const first = await bulk();
+    expect(first.status).toBe(202);
+    expect(((await first.json()) as { replayed: string[] }).replayed).toHaveLength(2);
+    for (let i = 2; i <= 30; i++) expect((await bulk()).status, `request ${i}`).toBe(202);
+    const refused = await bulk();
+    expect(Math.floor(Date.now() / 60_000)).toBe(minute);
+    expect(refused.status).toBe(429);
+    const body = (await refused.json()) as { code: string };
     expect(body.code).toBe('replay_rate_limited');
-    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThan(0);
-  });
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+  }, 120_000);
 });

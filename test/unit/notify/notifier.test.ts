@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createEndpointActivities } from '../../../src/activities/endpoint-activities.js';
 import { createHttpSender } from '../../../src/activities/http-sender.js';
 import { PinnedDispatchers } from '../../../src/activities/pinned-dispatcher.js';
 import { createSmtpMailer, isLoopbackHost } from '../../../src/notify/mailer.js';
@@ -47,6 +48,26 @@ describe('notify: email over real SMTP', () => {
   afterEach(async () => {
     mailer.close();
     await smtp.stop();
+  });
+
+  it('14.17 R-SMENGO-HEALTH: the endpoint\'s notice goes to the tenant\'s billing address when there is one, else to the endpoint\'s creator', async () => {
+    // Through the endpoint workflow's notify activity, which picks the address.
+    const billing = new Map([['ten_billed', 'billing@acme.test']]);
+    const acts = createEndpointActivities({
+      send: createHttpSender({ dispatchers: new PinnedDispatchers(), allowAddresses: [], allowHttpHosts: [], now }),
+      notifier: createNotifier({ mailer, now }),
+      billingEmail: async (tenantId) => billing.get(tenantId),
+      now,
+    });
+    const notify = (tenantId: string) =>
+      acts.notifyEndpoint({ notice: 'disabled', ctx: ctx({ tenantId }), createdBy: 'creator@acme.test' });
+    expect(await notify('ten_billed')).toEqual({ email: 'sent', webhook: undefined });
+    await smtp.waitFor(1);
+    expect(smtp.messages[0]!.to).toEqual(['billing@acme.test']);
+    expect(await notify('ten_unbilled')).toEqual({ email: 'sent', webhook: undefined });
+    await smtp.waitFor(2);
+    expect(smtp.messages[1]!.to).toEqual(['creator@acme.test']);
+    expect(smtp.messages).toHaveLength(2);
   });
 
   it('R-SMENGO-HEALTH: the disabled email reaches the billing address with the right To, From and Subject', async () => {
