@@ -1,7 +1,7 @@
-import type { DeliveryPolicy, PresetName } from './types.js';
+import type { DeliveryPolicy, PresetName, RecoveryOffer } from './types.js';
 import { RAILHOOK_DEFAULT_RETRYABLE_STATUSES } from './status-grammar.js';
 
-export type { DeliveryPolicy, PresetName } from './types.js';
+export type { DeliveryPolicy, PresetName, RecoveryOffer } from './types.js';
 
 export const PRESET_NAMES: readonly PresetName[] = Object.freeze([
   'standard',
@@ -144,3 +144,79 @@ export const INBOUND_FORWARD_POLICY: DeliveryPolicy = deepFreeze({
   retryAfter: { ...railhook.retryAfter },
   lifetimeSeconds: 24 * HOUR,
 });
+
+const DAY = 24 * HOUR;
+
+/**
+ * SPEC §3 "manual recovery", per preset (issue 14.6). Where a seed is silent, Herald keeps
+ * what it already offered:
+ * - standard: dead-letter retry and replay, its whole column assumed.
+ * - smengo: "no manual retry of deliveries" (a finished delivery closes at once, so its dead
+ *   letters are listed but cannot be retried); what was missed is read back through the events API.
+ * - railhook: dead-letter retry (+3) and manual resend (a new round); window replay kept as Herald's own.
+ * - bird: "no separate dead-letter list": recovery is window replay only, each resend one
+ *   attempt, counted against the 20-a-day quota (so no per-delivery replay that would bypass it);
+ *   attempts live 3 days.
+ * - dongtien: replay of one delivery or bulk, a new round of up to 8, 90 days back; its
+ *   dead-letter list (hold overflow) stays, with the +3 retry and window replay Herald adds.
+ */
+export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
+  standard: {
+    deadLetterList: true,
+    deadLetterRetry: true,
+    windowReplay: true,
+    deliveryReplay: 'round',
+    openSeconds: 30 * DAY,
+  },
+  smengo: {
+    deadLetterList: true,
+    deadLetterRetry: false,
+    windowReplay: false,
+    deliveryReplay: 'none',
+    openSeconds: 0,
+  },
+  railhook: {
+    deadLetterList: true,
+    deadLetterRetry: true,
+    windowReplay: true,
+    deliveryReplay: 'round',
+    openSeconds: 30 * DAY,
+  },
+  bird: {
+    deadLetterList: false,
+    deadLetterRetry: false,
+    windowReplay: true,
+    deliveryReplay: 'none',
+    openSeconds: 3 * DAY,
+  },
+  dongtien: {
+    deadLetterList: true,
+    deadLetterRetry: true,
+    windowReplay: true,
+    deliveryReplay: 'round',
+    openSeconds: 90 * DAY,
+  },
+});
+
+/**
+ * The recovery a delivery's preset offers. A name Herald does not know (a search attribute
+ * from an older build, or none) gets nothing rather than everything.
+ */
+export function recoveryOf(preset: string | undefined): RecoveryOffer {
+  return (PRESET_NAMES as readonly string[]).includes(preset ?? '')
+    ? RECOVERY[preset as PresetName]
+    : NO_RECOVERY;
+}
+
+const NO_RECOVERY: RecoveryOffer = deepFreeze({
+  deadLetterList: false,
+  deadLetterRetry: false,
+  windowReplay: false,
+  deliveryReplay: 'none',
+  openSeconds: 0,
+});
+
+/** The presets whose offer passes `test`, for a visibility clause (`HeraldPreset IN (...)`). */
+export function presetsOffering(test: (o: RecoveryOffer) => boolean): PresetName[] {
+  return PRESET_NAMES.filter((p) => test(RECOVERY[p]));
+}

@@ -74,3 +74,33 @@ export interface DeliveryPolicy {
   /** R-CRASH: how long an in-flight attempt may go silent before another worker repeats it. */
   leaseSeconds: number;
 }
+
+/**
+ * What replaying one named delivery does (and bulk "replay failures", which replays many
+ * named ones): `round` opens a new round of the policy's attempts (R-DT-REPLAY), `single`
+ * sends one attempt (the shape of Bird's resend), `none` is refused.
+ */
+export type DeliveryReplay = 'round' | 'single' | 'none';
+
+/**
+ * The manual recovery a preset offers (SPEC §3 "manual recovery"). It is preset data, not a
+ * per-delivery rule: the API reads it to decide which routes answer, so no route checks a
+ * preset's name. Kept apart from `DeliveryPolicy`, which travels in every delivery's
+ * workflow input and is validated by a strict schema: the offer is the API's, not the
+ * workflow's, and changing it must not touch running histories.
+ */
+export interface RecoveryOffer {
+  /** GET /v1/dead-letters shows this preset's exhausted deliveries (Bird: no separate list). */
+  deadLetterList: boolean;
+  /** R-RH-DLQ: a dead letter goes back to `pending` with 3 more attempts. */
+  deadLetterRetry: boolean;
+  /** R-BIRD-REPLAY: POST /v1/replay/window resends an endpoint's failures, one attempt each. */
+  windowReplay: boolean;
+  /** POST /v1/replay/deliveries/{id} and POST /v1/replay/failures. */
+  deliveryReplay: DeliveryReplay;
+  /**
+   * How long a finished delivery stays open for the recovery above (SPEC §3 "log / body
+   * retention"); 0 closes it at once.
+   */
+  openSeconds: number;
+}

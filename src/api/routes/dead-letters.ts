@@ -1,5 +1,6 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { presetsOffering, recoveryOf } from '../../policy/policy.js';
 import type { DeliveryState } from '../../shared/delivery-types.js';
 import { NOT_A_DEAD_LETTER, retryDeadLetterUpdate } from '../../shared/messages.js';
 import type { TenantEnv } from '../auth.js';
@@ -19,6 +20,7 @@ import {
   mapLimit,
   newestDeliveries,
   ownedDelivery,
+  presetIn,
   presentState,
   updateFailureType,
   type RouterDeps,
@@ -56,6 +58,31 @@ const bulkResult = z
   .openapi('BulkRetryResult');
 
 /**
+ * Issue 14.6: a preset without a dead-letter list (Bird: "nie udostępnia osobnej kolejki
+ * nieudanych zdarzeń") answers every dead-letter request with this, pointing at what it offers
+ * instead: the endpoint's attempts and a window replay.
+ */
+function deadLettersNotOffered(endpointId: string, preset: string | undefined): never {
+  fail(
+    409,
+    'dead_letters_not_offered',
+    'This endpoint has no dead-letter list',
+    `Its preset (${preset ?? 'unknown'}) keeps no separate list of failed deliveries. Read its attempts with ` +
+      `GET /v1/endpoints/${endpointId}/attempts and resend the failures with POST /v1/replay/window ` +
+      `{"endpointId":"${endpointId}"} (since and until optional).`,
+    {
+      endpointId,
+      ...(preset ? { preset } : {}),
+      replay: { method: 'POST', href: '/v1/replay/window', body: { endpointId } },
+      attempts: { method: 'GET', href: `/v1/endpoints/${endpointId}/attempts` },
+    },
+  );
+}
+
+/** Dead letters shown by the list: only presets that keep one (SPEC §3 "manual recovery"). */
+const listedPresets = () => presetIn(presetsOffering((o) => o.deadLetterList));
+
+/**
  * R-RH-DLQ: retry a dead letter. The same delivery goes back to `pending` with 3 more
  * attempts, keeping its id, attempt log and Idempotency-Key; the first one is immediate.
  */
@@ -65,16 +92,20 @@ export async function retryDeadLetter(
   id: string,
 ): Promise<ReturnType<typeof presentState>> {
   const { ref } = await ownedDelivery(client, tenantId, id);
+  const offer = recoveryOf(ref.preset);
+  if (!offer.deadLetterList) deadLettersNotOffered(ref.endpointId, ref.preset);
   const closed = () =>
     fail(
       409,
       'not_retryable',
       'This delivery can no longer be retried',
-      ref.preset === 'smengo'
-        ? 'This endpoint offers no manual retry; read the event back through the events API.'
+      !offer.deadLetterRetry
+        ? offer.deliveryReplay !== 'none'
+          ? `This endpoint offers no dead-letter retry; replay it with POST /v1/replay/deliveries/${id}.`
+          : 'This endpoint offers no manual retry; read the event back through the events API.'
         : 'Its retry window has closed.',
     );
-  if (!ref.open) closed();
+  if (!offer.deadLetterRetry || !ref.open) closed();
   let state: DeliveryState;
   try {
     state = await client.workflow.getHandle(id).executeUpdate(retryDeadLetterUpdate);
@@ -101,7 +132,9 @@ export function deadLettersRouter(deps: RouterDeps) {
       method: 'get',
       path: '/',
       summary:
-        'Dead letters (exhausted deliveries), newest first: endpoint, event type, attempt count, last error',
+        'Dead letters (exhausted deliveries), newest first: endpoint, event type, attempt count, last error. ' +
+        'Endpoints whose preset keeps no dead-letter list (bird) are left out; naming one is a 409 ' +
+        '`dead_letters_not_offered` pointing at window replay',
       request: {
         query: z.object({
           endpointId: endpointIdSchema.optional(),
@@ -114,14 +147,21 @@ export function deadLettersRouter(deps: RouterDeps) {
           content: { 'application/json': { schema: z.object({ data: z.array(deadLetterSchema) }) } },
         },
         400: problemResponse('Invalid filter'),
+        409: problemResponse('The endpoint keeps no dead-letter list (`dead_letters_not_offered`)'),
       },
     }),
     async (c) => {
       const tenantId = c.get('tenantId');
       const { endpointId, limit } = c.req.valid('query');
+      if (endpointId) {
+        // Another tenant's endpoint and a missing one just list nothing, as before.
+        const preset = (await deps.directory.endpoint(tenantId, endpointId))?.config.preset;
+        if (preset && !recoveryOf(preset).deadLetterList) deadLettersNotOffered(endpointId, preset);
+      }
       const query = deliveriesQuery(
         tenantId,
         `HeraldStatus = 'exhausted'`,
+        listedPresets(),
         endpointId && `HeraldEndpoint = ${lit(endpointId)}`,
       );
       const refs = await newestDeliveries(client, query, limit);
@@ -137,7 +177,7 @@ export function deadLettersRouter(deps: RouterDeps) {
           createdAt: ref.createdAt,
           attemptCount: attemptCount(s),
           lastError: lastError(s) ?? null,
-          retryable: ref.open,
+          retryable: ref.open && recoveryOf(ref.preset).deadLetterRetry,
         };
       });
       return c.json({ data: rows.filter((r) => r !== undefined) }, 200);
@@ -167,7 +207,12 @@ export function deadLettersRouter(deps: RouterDeps) {
           : (
               await listAll(
                 client,
-                deliveriesQuery(tenantId, `HeraldStatus = 'exhausted'`, `ExecutionStatus = 'Running'`),
+                deliveriesQuery(
+                  tenantId,
+                  `HeraldStatus = 'exhausted'`,
+                  `ExecutionStatus = 'Running'`,
+                  presetIn(presetsOffering((o) => o.deadLetterRetry)),
+                ),
                 BULK_RETRY_LIMIT,
               )
             ).map((r) => r.id);
@@ -197,7 +242,9 @@ export function deadLettersRouter(deps: RouterDeps) {
       responses: {
         202: { description: 'Back to pending', content: { 'application/json': { schema: deliverySchema } } },
         404: problemResponse('No such delivery'),
-        409: problemResponse('Not a dead letter, or no longer retryable'),
+        409: problemResponse(
+          'Not a dead letter, no longer retryable, or its endpoint keeps no dead-letter list (`dead_letters_not_offered`)',
+        ),
       },
     }),
     async (c) => c.json(await retryDeadLetter(client, c.get('tenantId'), c.req.valid('param').id), 202),

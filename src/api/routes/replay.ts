@@ -2,6 +2,8 @@ import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'hono';
 import type { ReplayWindowInput } from '../../activities/replay-activities.js';
+import { presetsOffering, recoveryOf } from '../../policy/policy.js';
+import { windowReplayBounds } from '../../policy/replay-window.js';
 import type { DeliveryState } from '../../shared/delivery-types.js';
 import type { EndpointView } from '../../shared/endpoint-types.js';
 import { DELIVERY_IN_PROGRESS, replayDeliveryUpdate } from '../../shared/messages.js';
@@ -25,6 +27,7 @@ import {
   listAll,
   mapLimit,
   ownedDelivery,
+  presetIn,
   presentState,
   statusIn,
   updateFailureType,
@@ -36,9 +39,6 @@ const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
 /** R-DT-REPLAY: events older than this cannot be replayed. */
 export const REPLAY_MAX_AGE_MS = 90 * DAY_MS;
-/** R-BIRD-REPLAY: a window reaches back at most 3 days; the default window is the last 24 h. */
-export const WINDOW_MAX_LOOKBACK_MS = 3 * DAY_MS;
-export const WINDOW_DEFAULT_MS = DAY_MS;
 /** Deliveries one preview (or bulk replay) looks at, per status group. */
 export const PREVIEW_SCAN_LIMIT = 1000;
 
@@ -135,27 +135,45 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
     });
   };
 
+  /**
+   * What replaying this one delivery does, by its preset's recovery offer (issue 14.6); a
+   * preset that offers none answers before any quota is spent.
+   */
+  const replayModeOf = (ref: DeliveryRef) => {
+    const offer = recoveryOf(ref.preset);
+    if (offer.deliveryReplay !== 'none') return offer.deliveryReplay;
+    if (offer.windowReplay)
+      fail(
+        409,
+        'delivery_replay_not_offered',
+        'This endpoint replays by time window only',
+        `Its preset (${ref.preset}) resends failures by window: POST /v1/replay/window ` +
+          `{"endpointId":"${ref.endpointId}"} (since and until optional).`,
+        { replay: { method: 'POST', href: '/v1/replay/window', body: { endpointId: ref.endpointId } } },
+      );
+    return fail(
+      409,
+      'not_replayable',
+      'This endpoint offers no replay',
+      'Read the event back through the events API.',
+    );
+  };
+
   /** Opens a new round (up to the policy's attempts, same schedule) on a finished delivery. */
   const replayOne = async (ref: DeliveryRef) => {
+    const mode = replayModeOf(ref);
     const expired = () =>
-      ref.preset === 'smengo'
-        ? fail(
-            409,
-            'not_replayable',
-            'This endpoint offers no replay',
-            'Read the event back through the events API.',
-          )
-        : fail(
-            410,
-            'replay_window_expired',
-            'This delivery can no longer be replayed',
-            'Its replay window has closed.',
-          );
+      fail(
+        410,
+        'replay_window_expired',
+        'This delivery can no longer be replayed',
+        'Its replay window has closed.',
+      );
     if (!ref.open || Date.now() - ref.startMs > REPLAY_MAX_AGE_MS) expired();
     try {
       return await client.workflow
         .getHandle(ref.id)
-        .executeUpdate(replayDeliveryUpdate, { args: [{ mode: 'round' }] });
+        .executeUpdate(replayDeliveryUpdate, { args: [{ mode }] });
     } catch (err) {
       if (updateFailureType(err) === DELIVERY_IN_PROGRESS)
         fail(
@@ -172,7 +190,8 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
   /** Failed deliveries grouped as R-DT-REPLAY shows them before a bulk replay. */
   const group = async (tenantId: string, endpointId?: string) => {
     const scope = endpointId && `HeraldEndpoint = ${lit(endpointId)}`;
-    const running = `ExecutionStatus = 'Running'`;
+    // Only deliveries whose preset replays one delivery at a time (not Bird's window).
+    const running = `ExecutionStatus = 'Running' AND ${presetIn(presetsOffering((o) => o.deliveryReplay !== 'none'))}`;
     const [failedRefs, pendingRefs] = await Promise.all([
       listAll(
         client,
@@ -232,7 +251,9 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
       responses: {
         202: { description: 'Replaying', content: { 'application/json': { schema: deliverySchema } } },
         404: problemResponse('No such delivery'),
-        409: problemResponse('Pending or in flight'),
+        409: problemResponse(
+          'Pending or in flight; or its preset replays by window only (`delivery_replay_not_offered`) or not at all',
+        ),
         410: problemResponse('Older than the replay window'),
         429: problemResponse('Replay quota or rate limit'),
       },
@@ -241,6 +262,7 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
       const tenantId = c.get('tenantId');
       // A request naming nothing of the tenant's is a 404 and spends no quota.
       const { ref } = await ownedDelivery(client, tenantId, c.req.valid('param').id);
+      replayModeOf(ref);
       await admit(c, 'request');
       return c.json(presentState(ref, await replayOne(ref)), 202);
     },
@@ -324,6 +346,7 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
         202: { description: 'Accepted; no count and no job id' },
         400: problemResponse('Invalid window'),
         404: problemResponse('No such endpoint'),
+        409: problemResponse('The endpoint offers no window replay (`window_replay_not_offered`)'),
         429: problemResponse('Daily replay quota exceeded'),
       },
     }),
@@ -332,14 +355,19 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
       const body = c.req.valid('json');
       const endpoint = await directory.endpoint(tenantId, body.endpointId);
       if (!endpoint) fail(404, 'endpoint_not_found', 'No such endpoint');
+      if (!recoveryOf(endpoint.config.preset).windowReplay)
+        fail(
+          409,
+          'window_replay_not_offered',
+          'This endpoint offers no window replay',
+          `Its preset (${endpoint.config.preset}) offers no replay; read the events back through the events API.`,
+        );
       const now = Date.now();
-      // A future `until` adds nothing: no attempt has happened there yet.
-      const until = Math.min(body.until ? Date.parse(body.until) : now, now);
-      const asked = body.since ? Date.parse(body.since) : until - WINDOW_DEFAULT_MS;
-      if (body.since && body.until && asked > Date.parse(body.until))
-        fail(400, 'invalid_window', '`since` is after `until`', undefined, { path: 'since' });
-      // An older `since` is accepted and silently limited to 3 days back.
-      const since = Math.min(Math.max(asked, now - WINDOW_MAX_LOOKBACK_MS), until);
+      // since defaults to 24 h before the request (issue 14.7), at most 3 days back.
+      const bounds = windowReplayBounds(body, now);
+      if (!bounds.ok)
+        fail(400, bounds.code, '`since` is after `until`', bounds.message, { path: bounds.path });
+      const { sinceMs: since, untilMs: until } = bounds;
       // Counted also when the endpoint is paused (SPEC §5); the job then sends nothing.
       await admit(c, 'window');
       const input: ReplayWindowInput = {
