@@ -10,6 +10,7 @@ import { startApi } from './api/server.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { connectClient } from './temporal/connect.js';
+import { registerMissingSearchAttributes } from './temporal/search-attribute-registration.js';
 import {
   assertHistoryEncrypted,
   dataConverterFor,
@@ -98,6 +99,8 @@ async function main() {
       namespace: config.TEMPORAL_NAMESPACE,
       config: { workflowExecutionRetentionTtl: msToTs('30 days') },
     });
+    // Issue 14.14: a data folder from an older Herald lacks the newer search attributes.
+    await registerMissingSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE, { log });
   }
   const workerConnection = await NativeConnection.connect({ address });
   const { worker, close: closeActivities } = await createHeraldWorker({

@@ -1,7 +1,8 @@
 import type { Client } from '@temporalio/client';
 import type { EndpointInput } from '../shared/endpoint-types.js';
 import { ENDPOINT_WORKFLOW } from '../shared/names.js';
-import { SA_ENDPOINT, SA_PRESET, SA_TENANT } from '../shared/search-attributes.js';
+import { initialHealth } from '../health/engine.js';
+import { SA_ENDPOINT, SA_ENDPOINT_STATUS, SA_PRESET, SA_TENANT } from '../shared/search-attributes.js';
 
 /** Starts the endpoint's entity workflow; its workflow id is the endpoint id. */
 export async function startEndpoint(client: Client, taskQueue: string, input: EndpointInput) {
@@ -14,6 +15,8 @@ export async function startEndpoint(client: Client, taskQueue: string, input: En
       { key: SA_TENANT, value: input.tenantId },
       { key: SA_ENDPOINT, value: input.endpointId },
       { key: SA_PRESET, value: input.config.preset },
+      // Issue 14.14: from the first moment the endpoint is listed; the workflow upserts changes.
+      { key: SA_ENDPOINT_STATUS, value: (input.carried?.health ?? initialHealth()).status },
     ],
   });
 }

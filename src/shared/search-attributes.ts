@@ -9,8 +9,25 @@ export const SA_EVENT_TYPE = defineSearchAttributeKey('HeraldEventType', SearchA
 export const SA_EVENT_ID = defineSearchAttributeKey('HeraldEventId', SearchAttributeType.KEYWORD);
 export const SA_STATUS = defineSearchAttributeKey('HeraldStatus', SearchAttributeType.KEYWORD);
 export const SA_PRESET = defineSearchAttributeKey('HeraldPreset', SearchAttributeType.KEYWORD);
+/**
+ * Issue 14.14: an endpoint workflow's health status (active, degraded, paused, suspended,
+ * disabled), so operators can find unhealthy endpoints in the Web UI. Kept apart from
+ * HeraldStatus, which is a delivery's status: `HeraldStatus = 'paused'` must not match endpoints.
+ */
+export const SA_ENDPOINT_STATUS = defineSearchAttributeKey(
+  'HeraldEndpointStatus',
+  SearchAttributeType.KEYWORD,
+);
 
-export const HERALD_SEARCH_ATTRIBUTES = [SA_TENANT, SA_ENDPOINT, SA_EVENT_TYPE, SA_EVENT_ID, SA_STATUS, SA_PRESET];
+export const HERALD_SEARCH_ATTRIBUTES = [
+  SA_TENANT,
+  SA_ENDPOINT,
+  SA_EVENT_TYPE,
+  SA_EVENT_ID,
+  SA_STATUS,
+  SA_PRESET,
+  SA_ENDPOINT_STATUS,
+];
 
 /** `name=Keyword` pairs as the Temporal CLI's `--search-attribute` flag takes them. */
 export function searchAttributeCliArgs(): string[] {

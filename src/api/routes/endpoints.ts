@@ -15,7 +15,10 @@ import {
   rotateSecretUpdate,
   sendTestUpdate,
   updateEndpointUpdate,
+  verifyEndpointUpdate,
 } from '../../shared/endpoint-messages.js';
+import { initialVerification } from '../../shared/verification.js';
+import { verifyResultSchema } from '../verification-schemas.js';
 import type { EndpointView } from '../../shared/endpoint-types.js';
 import { generateSecret } from '../../signing/standard-webhooks.js';
 import type { TenantEnv } from '../auth.js';
@@ -127,6 +130,8 @@ export function endpointsRouter(deps: {
             ? { url: body.operationalWebhook.url, secrets: [opSecret!] }
             : undefined,
           transformation: body.transformation,
+          // Issue 14.15: absent is `none`, under every preset (railhook included).
+          verification: body.verification,
         },
         secrets: [{ secret, createdAt: now }],
         createdAt: now,
@@ -156,6 +161,8 @@ export function endpointsRouter(deps: {
         secretCount: input.secrets.length,
         createdAt: now,
         deleted: false,
+        // `pending` with `challenge`: the endpoint sends its first challenge as it starts.
+        verification: initialVerification(input.config.verification),
       });
       return c.json({ endpoint, secret, ...(opSecret ? { operationalWebhookSecret: opSecret } : {}) }, 201);
     },
@@ -191,7 +198,9 @@ export function endpointsRouter(deps: {
     createRoute({
       method: 'patch',
       path: '/{id}',
-      summary: 'Change URL, description, event types, policy, operational webhook or transformation',
+      summary:
+        'Change URL, description, event types, policy, operational webhook, transformation or verification ' +
+        '(a new URL under verification `challenge` is verified again)',
       request: { params, body: json(patchEndpointSchema) },
       responses: {
         200: viewResponse('Updated'),
@@ -273,6 +282,37 @@ export function endpointsRouter(deps: {
         return c.json(result, 200);
       },
     );
+
+  // Issue 14.15: repeats the challenge and answers with what came of it.
+  app.openapi(
+    createRoute({
+      method: 'post',
+      path: '/{id}/verify',
+      summary: 'Send the verification challenge again and answer with the outcome',
+      description:
+        'Under verification `challenge` only. 200 with `verified` and the new verification state; `result` ' +
+        'holds the HTTP status and, when not verified, the code (http_<status>, network_<CODE>, timeout, ' +
+        'private_address, challenge_mismatch, ...). The answer comes once the receiver answered or timed out.',
+      request: { params },
+      responses: {
+        200: { description: 'The challenge was sent', content: { 'application/json': { schema: verifyResultSchema } } },
+        404: problemResponse('No such endpoint'),
+        409: problemResponse('verification_not_enabled: the endpoint has verification `none`'),
+      },
+    }),
+    async (c) => {
+      const tenantId = c.get('tenantId');
+      const { id } = c.req.valid('param');
+      const current = await owned(tenantId, id);
+      if (current.config.verification !== 'challenge')
+        fail(409, 'verification_not_enabled', 'The endpoint does not use verification', 'Set "verification": "challenge" first', {
+          path: 'verification',
+        });
+      const r = await client.workflow.getHandle(id).executeUpdate(verifyEndpointUpdate);
+      directory.forgetEndpoints(tenantId);
+      return c.json({ verified: r.verification.status === 'verified', ...r }, 200);
+    },
+  );
 
   action('pause', 'Pause (R-SMENGO-PAUSE; Bird: writable status paused)', async (id) =>
     publicView(await client.workflow.getHandle(id).executeUpdate(pauseEndpointUpdate)),

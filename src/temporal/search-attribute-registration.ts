@@ -1,0 +1,44 @@
+import type { Connection } from '@temporalio/client';
+import proto from '@temporalio/proto';
+import { setTimeout as delay } from 'node:timers/promises';
+import { HERALD_SEARCH_ATTRIBUTES } from '../shared/search-attributes.js';
+
+const KEYWORD = proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD;
+
+/**
+ * `temporal server start-dev --search-attribute` registers attributes only when it creates
+ * its database: on an existing `.data/temporal.sqlite` a newly added attribute (issue 14.14's
+ * HeraldEndpointStatus) stays unknown, and every endpoint start would then be refused. So the
+ * embedded server gets the missing ones added at run time, and Herald waits until queries
+ * accept them (the server's attribute cache refreshes within a minute; see the dev server's
+ * dynamic config) before its worker or API starts or upserts with them.
+ *
+ * Returns the names that were added (none on an up-to-date server).
+ */
+export async function registerMissingSearchAttributes(
+  connection: Connection,
+  namespace: string,
+  opts: { timeoutMs?: number; log?: (msg: string) => void } = {},
+): Promise<string[]> {
+  const listed = await connection.operatorService.listSearchAttributes({ namespace });
+  const known = new Set(Object.keys(listed.customAttributes ?? {}));
+  const missing = HERALD_SEARCH_ATTRIBUTES.map((k) => k.name).filter((n) => !known.has(n));
+  if (missing.length === 0) return [];
+  opts.log?.(`registering search attributes the data folder predates: ${missing.join(', ')}`);
+  await connection.operatorService.addSearchAttributes({
+    namespace,
+    searchAttributes: Object.fromEntries(missing.map((n) => [n, KEYWORD])),
+  });
+  const probe = missing.map((n) => `${n} = 'probe'`).join(' AND ');
+  const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
+  for (;;) {
+    try {
+      await connection.workflowService.listWorkflowExecutions({ namespace, query: probe, pageSize: 1 });
+      return missing;
+    } catch (err) {
+      if (Date.now() > deadline)
+        throw new Error(`search attributes ${missing.join(', ')} not usable: ${String(err)}`);
+      await delay(1_000);
+    }
+  }
+}
