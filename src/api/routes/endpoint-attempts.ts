@@ -39,6 +39,10 @@ const attemptRowSchema = z
     httpStatus: z.number().int().optional(),
     code: z.string().optional().openapi({ description: 'R-ERRCODES code of a failed attempt' }),
     responseBody: z.string().optional().openapi({ description: 'First 512 bytes of the response (R-RESP)' }),
+    responseBodyEncoding: z
+      .literal('base64')
+      .optional()
+      .openapi({ description: 'Set when the response bytes were not UTF-8: responseBody is their base64' }),
     detail: z.string().optional(),
     replay: z.boolean().optional().openapi({ description: 'Sent by a window replay (R-BIRD-REPLAY)' }),
   })
@@ -114,6 +118,7 @@ function rowsOf(
         ...(a.httpStatus !== undefined ? { httpStatus: a.httpStatus } : {}),
         ...(a.code !== undefined ? { code: a.code } : {}),
         ...(a.responseBody !== undefined ? { responseBody: a.responseBody } : {}),
+        ...(a.responseBodyEncoding ? { responseBodyEncoding: a.responseBodyEncoding } : {}),
         ...(a.detail !== undefined ? { detail: a.detail } : {}),
         ...(a.replay ? { replay: true } : {}),
       },
