@@ -8,6 +8,7 @@ import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { OperationalWebhook, TestResult } from '../shared/endpoint-types.js';
 import type { EndpointSnapshotCache } from './endpoint-cache.js';
 import type { createHttpSender } from './http-sender.js';
+import { createVerificationActivities } from './verify-endpoint.js';
 
 export interface EndpointActivityDeps {
   client?: Client;
@@ -81,6 +82,9 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
   }
 
   return {
+    // Issue 14.15: the endpoint's verification challenge, sent by the same sender as tests.
+    ...createVerificationActivities(deps),
+
     /** Smengo disable (dead), Dong Tien dead-lettering (exhausted), Bird pause (failed). */
     async endPendingDeliveries(args: {
       endpointId: string;

@@ -8,6 +8,7 @@ import { createHttpSender, type HttpSenderDeps } from './http-sender.js';
 import { createReplayActivities } from './replay-activities.js';
 import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-activities.js';
 import type { Notifier } from '../notify/notifier.js';
+import { verificationGate } from '../shared/verification.js';
 
 /**
  * Decides, before anything is sent, whether this attempt must wait instead (for example
@@ -51,6 +52,22 @@ export function createActivities(deps: ActivityDeps) {
     let snap = await cache.get(req.endpointId);
     if (snap.deleted)
       return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, drop: { code: 'endpoint_disabled', endAs: 'dead' } };
+    // Issue 14.15: an unverified endpoint (verification `challenge`) is sent nothing, under
+    // every preset: `failed`, no attempt (R-STATUS). While its first challenge is out the
+    // delivery waits instead (a deferral, woken when the answer comes).
+    let verified = verificationGate(snap.verification);
+    if (verified.kind === 'drop') {
+      // `failed` is final: judge it on a fresh read, not a cached one from before a /verify.
+      cache.invalidate(req.endpointId);
+      snap = await cache.get(req.endpointId);
+      verified = verificationGate(snap.verification);
+    }
+    if (verified.kind !== 'send') {
+      const notSent = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health } as const;
+      return verified.kind === 'drop'
+        ? { ...notSent, drop: { code: verified.code, endAs: verified.endAs } }
+        : { ...notSent, deferral: { code: verified.code, retryInMs: verified.retryInMs } };
+    }
     const opts = { createdAt: Date.parse(req.createdAt), deliveryId: req.deliveryId, drainTurn: req.drainTurn };
     const decideAt = () => Math.max(deps.now().getTime(), req.scheduledAt);
     let decision = sendDecision(snap.preset, snap.health, decideAt(), opts);

@@ -1,6 +1,7 @@
 import { z } from '@hono/zod-openapi';
 import { PRESET_NAMES, policyOverridesSchema, type PresetName } from '../policy/policy.js';
 import { secretProblem } from '../signing/standard-webhooks.js';
+import { verificationModeSchema, verificationViewSchema } from './verification-schemas.js';
 
 export const presetSchema = z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]);
 
@@ -44,6 +45,7 @@ export const createEndpointSchema = z
     createdBy: z.email().optional(),
     operationalWebhook: operationalWebhookSchema.optional(),
     transformation: transformationSchema.optional(),
+    verification: verificationModeSchema.optional(),
   })
   .openapi('CreateEndpoint');
 
@@ -55,6 +57,7 @@ export const patchEndpointSchema = z
     policy: policyOverridesSchema.optional(),
     operationalWebhook: operationalWebhookSchema.nullable().optional(),
     transformation: transformationSchema.nullable().optional(),
+    verification: verificationModeSchema.optional(),
   })
   .openapi('PatchEndpoint');
 
@@ -69,6 +72,7 @@ export const endpointViewSchema = z
     secretCount: z.number(),
     createdAt: z.number(),
     deleted: z.boolean(),
+    verification: verificationViewSchema.optional(),
   })
   .openapi('Endpoint');
 

@@ -2,6 +2,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { HealthInput, HealthState } from '../health/types.js';
 import type { EndpointPatch, EndpointSnapshot, EndpointView, TestResult } from './endpoint-types.js';
+import type { ChallengeResult, VerificationView } from './verification.js';
 
 export const endpointSnapshotQuery = defineQuery<EndpointSnapshot>('endpointSnapshot');
 export const endpointViewQuery = defineQuery<EndpointView>('endpointView');
@@ -19,5 +20,14 @@ export const sendTestUpdate = defineUpdate<TestResult>('sendTest');
 export const deleteEndpointUpdate = defineUpdate<EndpointView>('deleteEndpoint');
 /** Railhook's half-open breaker lets one delivery through; it asks for the turn. */
 export const claimProbeUpdate = defineUpdate<HealthState, [{ deliveryId: string }]>('claimProbe');
+
+/**
+ * Issue 14.15: sends the challenge again and answers once it is answered. No `result` when
+ * nothing was sent (mode `none`, or the endpoint is deleted).
+ */
+export const verifyEndpointUpdate = defineUpdate<{
+  verification: VerificationView;
+  result?: ChallengeResult;
+}>('verifyEndpoint');
 
 export const ENDPOINT_DELETED = 'endpoint_deleted';

@@ -2,6 +2,12 @@ import type { HealthBanner } from '../health/reporting.js';
 import type { HealthState } from '../health/types.js';
 import type { PolicyOverrides } from '../policy/schema.js';
 import type { PresetName } from '../policy/types.js';
+import type {
+  VerificationMode,
+  VerificationState,
+  VerificationStatus,
+  VerificationView,
+} from './verification.js';
 
 export interface OperationalWebhook {
   url: string;
@@ -21,6 +27,8 @@ export interface EndpointConfig {
   operationalWebhook?: OperationalWebhook;
   /** R-RH-TRANSFORM: a JSONata expression mapping the event to the request sent. */
   transformation?: string;
+  /** Issue 14.15: `challenge` sends only once the receiver proved it controls the URL. Absent = `none`. */
+  verification?: VerificationMode;
 }
 
 export interface SigningSecret {
@@ -37,7 +45,12 @@ export interface EndpointInput {
   secrets: SigningSecret[];
   createdAt: number;
   /** Set by continueAsNew: everything the previous run knew. */
-  carried?: { health: HealthState; deleted: boolean; lastTest?: TestResult };
+  carried?: {
+    health: HealthState;
+    deleted: boolean;
+    lastTest?: TestResult;
+    verification?: VerificationState;
+  };
 }
 
 export interface TestResult {
@@ -59,6 +72,8 @@ export interface EndpointView {
   secretCount: number;
   createdAt: number;
   deleted: boolean;
+  /** Issue 14.15: absent only in views from endpoint workflows older than verification. */
+  verification?: VerificationView;
 }
 
 /** What a delivery needs to send, read through a short-lived cache. */
@@ -73,6 +88,8 @@ export interface EndpointSnapshot {
   deleted: boolean;
   /** R-RH-TRANSFORM: applied at send time, so an edit reaches deliveries already waiting. */
   transformation?: string;
+  /** Issue 14.15: what the send path decides on (verificationGate); absent = not required. */
+  verification?: VerificationStatus;
 }
 
 export interface EndpointPatch {
@@ -83,4 +100,5 @@ export interface EndpointPatch {
   operationalWebhook?: OperationalWebhook | null;
   /** null removes it. */
   transformation?: string | null;
+  verification?: VerificationMode;
 }

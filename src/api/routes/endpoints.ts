@@ -295,7 +295,10 @@ export function endpointsRouter(deps: {
         'private_address, challenge_mismatch, ...). The answer comes once the receiver answered or timed out.',
       request: { params },
       responses: {
-        200: { description: 'The challenge was sent', content: { 'application/json': { schema: verifyResultSchema } } },
+        200: {
+          description: 'The challenge was sent',
+          content: { 'application/json': { schema: verifyResultSchema } },
+        },
         404: problemResponse('No such endpoint'),
         409: problemResponse('verification_not_enabled: the endpoint has verification `none`'),
       },
@@ -305,9 +308,13 @@ export function endpointsRouter(deps: {
       const { id } = c.req.valid('param');
       const current = await owned(tenantId, id);
       if (current.config.verification !== 'challenge')
-        fail(409, 'verification_not_enabled', 'The endpoint does not use verification', 'Set "verification": "challenge" first', {
-          path: 'verification',
-        });
+        fail(
+          409,
+          'verification_not_enabled',
+          'The endpoint does not use verification',
+          'Set "verification": "challenge" first',
+          { path: 'verification' },
+        );
       const r = await client.workflow.getHandle(id).executeUpdate(verifyEndpointUpdate);
       directory.forgetEndpoints(tenantId);
       return c.json({ verified: r.verification.status === 'verified', ...r }, 200);
