@@ -6,17 +6,22 @@ import type { EndpointSnapshot } from '../shared/endpoint-types.js';
 /**
  * Deliveries read their endpoint through this cache, not with a query per attempt: a
  * busy endpoint sees at most one query per worker per TTL, and concurrent misses share
- * one in-flight query. Judging an outcome (readAfter) adds at most one query in flight
- * and one queued per endpoint per worker, shared by every delivery finishing meanwhile.
+ * one in-flight query. Judging an outcome (readAfter) adds at most one query per
+ * `afterSpacingMs` per endpoint per worker, shared by every delivery finishing meanwhile.
  */
 export class EndpointSnapshotCache {
   private readonly entries = new Map<string, { at: number; value: Promise<EndpointSnapshot> }>();
-  private readonly after = new Map<string, { inFlight?: Promise<EndpointSnapshot>; queued?: Promise<EndpointSnapshot> }>();
+  private readonly after = new Map<string, AfterSlot>();
 
   constructor(
     private readonly client: Client,
     private readonly ttlMs = 1000,
     private readonly now: () => number = Date.now,
+    // A query is a round trip through matching and a billable action on Temporal Cloud:
+    // under a burst, back-to-back after-reads would cost one per query latency (a few
+    // ms), so outcomes wait up to this long to share one. Only the workflow's bookkeeping
+    // waits: the receiver already has its request.
+    private readonly afterSpacingMs = 100,
   ) {}
 
   get(endpointId: string): Promise<EndpointSnapshot> {
@@ -30,21 +35,23 @@ export class EndpointSnapshotCache {
    * outcome had happened (issue 14.4). A cached read, or one already on its way, may
    * predate a failure another delivery reported in the meantime, and judging a success
    * on it would leave that failure's streak standing. Callers arriving while a query is
-   * out share the next one, so a burst of outcomes costs two queries, not one each.
+   * out, or within the spacing of the last one, share the next one.
    */
   readAfter(endpointId: string): Promise<EndpointSnapshot> {
     let slot = this.after.get(endpointId);
-    if (!slot) this.after.set(endpointId, (slot = {}));
+    if (!slot) this.after.set(endpointId, (slot = { lastSentAt: -Infinity }));
     const s = slot;
     // A queued query has not been sent yet, so it is sent after this call: share it.
     if (s.queued) return s.queued;
-    if (!s.inFlight) return this.sendAfter(endpointId, s);
-    const queued = s.inFlight
-      .catch(() => undefined)
-      .then(() => {
-        s.queued = undefined;
-        return this.sendAfter(endpointId, s);
-      });
+    const wait = s.lastSentAt + this.afterSpacingMs - this.now();
+    if (!s.inFlight && wait <= 0) return this.sendAfter(endpointId, s);
+    const queued = Promise.all([
+      s.inFlight?.catch(() => undefined),
+      wait > 0 ? new Promise((r) => setTimeout(r, wait)) : undefined,
+    ]).then(() => {
+      s.queued = undefined;
+      return this.sendAfter(endpointId, s);
+    });
     s.queued = queued;
     return queued;
   }
@@ -54,16 +61,16 @@ export class EndpointSnapshotCache {
     this.entries.delete(endpointId);
   }
 
-  private sendAfter(
-    endpointId: string,
-    slot: { inFlight?: Promise<EndpointSnapshot>; queued?: Promise<EndpointSnapshot> },
-  ): Promise<EndpointSnapshot> {
+  private sendAfter(endpointId: string, slot: AfterSlot): Promise<EndpointSnapshot> {
     // The freshest read also serves the next deliveries' `get`.
     const value = this.query(endpointId);
     slot.inFlight = value;
+    slot.lastSentAt = this.now();
     const settle = () => {
       if (slot.inFlight === value) slot.inFlight = undefined;
-      if (!slot.inFlight && !slot.queued && this.after.get(endpointId) === slot) this.after.delete(endpointId);
+      // Kept while its spacing runs, so a burst cannot restart it by emptying the map.
+      const idle = () => !slot.inFlight && !slot.queued && this.after.get(endpointId) === slot;
+      if (idle()) setTimeout(() => idle() && this.after.delete(endpointId), this.afterSpacingMs).unref?.();
     };
     value.then(settle, settle);
     return value;
@@ -79,6 +86,12 @@ export class EndpointSnapshotCache {
     if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value as string);
     return value;
   }
+}
+
+interface AfterSlot {
+  lastSentAt: number;
+  inFlight?: Promise<EndpointSnapshot>;
+  queued?: Promise<EndpointSnapshot>;
 }
 
 /**

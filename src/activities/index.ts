@@ -24,12 +24,14 @@ export interface ActivityDeps extends HttpSenderDeps {
   /** Where notices go when the tenant has no billing address on file. */
   billingEmail?: (tenantId: string) => Promise<string | undefined>;
   endpointCacheTtlMs?: number;
+  /** Least time between two after-outcome reads of one endpoint (issue 14.4); see EndpointSnapshotCache. */
+  endpointAfterReadSpacingMs?: number;
 }
 
 /** Activities are built from their dependencies so tests can hand in a clock, resolver or gate. */
 export function createActivities(deps: ActivityDeps) {
   const send = createHttpSender(deps);
-  const cache = deps.client ? new EndpointSnapshotCache(deps.client, deps.endpointCacheTtlMs) : undefined;
+  const cache = deps.client ? new EndpointSnapshotCache(deps.client, deps.endpointCacheTtlMs, undefined, deps.endpointAfterReadSpacingMs) : undefined;
   // R-SMENGO-INACTIVE: endpoint-bound and ad-hoc deliveries belong to a tenant whose
   // subscription may pause them.
   const tenants = deps.client ? new TenantCache(deps.client, deps.endpointCacheTtlMs) : undefined;

@@ -151,6 +151,8 @@ class World {
       now: () => new Date(this.clock),
       client,
       endpointCacheTtlMs: ttlMs,
+      // Every interleaving is driven step by step; the spacing only merges reads in time.
+      endpointAfterReadSpacingMs: 0,
     });
   }
 
