@@ -9,7 +9,6 @@ import {
 import { ApplicationFailure } from '@temporalio/common';
 import type { Config } from '../../config.js';
 import type { AttemptRecord, DeliveryState, DeliveryStatus } from '../../shared/delivery-types.js';
-import type { EventRecord } from '../../shared/event-types.js';
 import { deliveryStateQuery } from '../../shared/messages.js';
 import { DELIVERY_WORKFLOW } from '../../shared/names.js';
 import {
@@ -24,7 +23,7 @@ import type { TenantEnv } from '../auth.js';
 import { lit, type Directory } from '../directory.js';
 import { fail } from '../problem.js';
 import { problemResponse, router } from '../openapi.js';
-import { eventWorkflowId } from './events.js';
+import { deliveryEnvelope } from '../delivery-body.js';
 
 export type RouterDeps = { client: Client; config: Config; directory: Directory };
 
@@ -98,6 +97,13 @@ export function deliveriesQuery(tenantId: string, ...extra: Array<string | undef
 }
 
 export const statusIn = (statuses: readonly string[]) => `HeraldStatus IN (${statuses.map(lit).join(', ')})`;
+
+/**
+ * Deliveries of these presets only: how a list keeps to what the presets' recovery offers
+ * (issue 14.6). An empty list matches nothing.
+ */
+export const presetIn = (presets: readonly string[]) =>
+  presets.length ? `HeraldPreset IN (${presets.map(lit).join(', ')})` : `HeraldPreset = ''`;
 
 /** Reads every match (up to `cap`), for callers that sort or group themselves. */
 export async function listAll(client: Client, query: string, cap: number): Promise<DeliveryRef[]> {
@@ -226,26 +232,15 @@ export function presentState(ref: DeliveryRef, s: DeliveryState, body?: string) 
   };
 }
 
-/** The event body (exact bytes sent) from the event workflow's result, if it has one. */
-export async function eventBody(
-  client: Client,
-  tenantId: string,
-  eventId: string,
-): Promise<string | undefined> {
-  if (!eventId) return undefined;
-  const result = client.workflow
-    .getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId))
-    .result();
-  result.catch(() => undefined);
-  // The event workflow ends as soon as it started its deliveries; never hang a read on it.
-  const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 3000).unref());
-  try {
-    const rec = await Promise.race([result, timeout]);
-    return rec?.body;
-  } catch {
-    return undefined;
-  }
-}
+/**
+ * The event body (exact bytes sent) from the delivery's own input (issue 14.11). Like the
+ * state beside it, a read that fails leaves the body out rather than failing the log.
+ */
+export const deliveryBody = (client: Client, id: string): Promise<string | undefined> =>
+  deliveryEnvelope(client, id).then(
+    (e) => e?.body,
+    () => undefined,
+  );
 
 // ---------------------------------------------------------------------------------------
 // Routes
@@ -287,8 +282,21 @@ const attemptSchema = z
     httpStatus: z.number().optional(),
     code: z.string().optional(),
     responseBody: z.string().optional(),
+    // Issue 14.12: `base64` when the response bytes were not UTF-8; absent for text.
+    responseBodyEncoding: z.enum(['base64']).optional(),
+    // Issue 14.16: the body this attempt sent, when a transformation changed it (first 4 KiB).
+    sent: z
+      .object({
+        body: z.string(),
+        bytes: z.number(),
+        truncated: z.literal(true).optional(),
+        method: z.string().optional(),
+      })
+      .optional(),
     detail: z.string().optional(),
     replay: z.boolean().optional(),
+    // Issue 14.1: a deferral row standing for this many identical deferrals in a row.
+    repeats: z.number().optional(),
   })
   .openapi('Attempt');
 export const deliverySchema = z
@@ -364,13 +372,9 @@ export function deliveriesRouter(deps: RouterDeps) {
     async (c) => {
       const tenantId = c.get('tenantId');
       const refs = await newestDeliveries(client, deliveriesQuery(tenantId), 25);
-      const bodies = new Map<string, Promise<string | undefined>>();
-      const body = (eventId: string) => {
-        if (!bodies.has(eventId)) bodies.set(eventId, eventBody(client, tenantId, eventId));
-        return bodies.get(eventId)!;
-      };
       const rows = await mapLimit(refs, 25, async (ref) => {
-        const [s, b] = await Promise.all([deliveryState(client, ref.id), body(ref.eventId)]);
+        // Issue 14.11: each delivery's body from its own input, not from the event record.
+        const [s, b] = await Promise.all([deliveryState(client, ref.id), deliveryBody(client, ref.id)]);
         return s ? presentState(ref, s, b) : undefined;
       });
       return c.json({ data: rows.filter((r) => r !== undefined) }, 200);
@@ -391,10 +395,9 @@ export function deliveriesRouter(deps: RouterDeps) {
     async (c) => {
       const tenantId = c.get('tenantId');
       const { ref } = await ownedDelivery(client, tenantId, c.req.valid('param').id);
-      const [s, body] = await Promise.all([
-        deliveryState(client, ref.id),
-        eventBody(client, tenantId, ref.eventId),
-      ]);
+      // Issue 14.11: the body from the delivery's own input, which lives as long as the
+      // delivery (Dong Tien: 90 days), not from the event record (deleted after 30).
+      const [s, body] = await Promise.all([deliveryState(client, ref.id), deliveryBody(client, ref.id)]);
       if (!s) fail(404, 'delivery_not_found', 'No such delivery', 'Its log is past the retention period');
       return c.json(presentState(ref, s, body), 200);
     },

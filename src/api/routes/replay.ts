@@ -105,6 +105,19 @@ const windowSchema = z
 
 const scopeQuery = z.object({ endpointId: endpointIdSchema.optional() });
 
+/**
+ * Why a replay was refused as too late (issue 14.11): Dong Tien keeps the event body, and
+ * the delivery open, 90 days from the event; the other presets count from the last round.
+ */
+function replayWindowDetail(ref: DeliveryRef): string {
+  const days = Math.round(recoveryOf(ref.preset).openSeconds / 86_400);
+  if (ref.preset === 'dongtien')
+    return `Dong Tien keeps an event's body ${days} days; events older than that cannot be replayed (this one is from ${ref.createdAt}).`;
+  return days > 0
+    ? `Its replay window (${days} days after its last round) has closed.`
+    : 'Its replay window has closed.';
+}
+
 /** R-DT-REPLAY (one delivery, bulk "replay failures", preview) and R-BIRD-REPLAY (window). */
 export function replayRouter(deps: RouterDeps & { directory: Directory }) {
   const app = router<TenantEnv>();
@@ -162,12 +175,14 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
   /** Opens a new round (up to the policy's attempts, same schedule) on a finished delivery. */
   const replayOne = async (ref: DeliveryRef) => {
     const mode = replayModeOf(ref);
+    // Issue 14.11: say which window closed; Dong Tien's is the 90 days its bodies are kept.
     const expired = () =>
       fail(
         410,
         'replay_window_expired',
         'This delivery can no longer be replayed',
-        'Its replay window has closed.',
+        replayWindowDetail(ref),
+        { createdAt: ref.createdAt },
       );
     if (!ref.open || Date.now() - ref.startMs > REPLAY_MAX_AGE_MS) expired();
     try {
