@@ -11,7 +11,10 @@ import {
 
 /** "5 consecutive failures", counted across the endpoint's deliveries (SPEC §5). */
 export const DT_SUSPEND_AFTER_FAILURES = 5;
-/** Held events per endpoint; past it the excess goes to dead letters (SPEC §5). */
+/**
+ * Held events per endpoint; past it the next event is a dead letter and the endpoint is
+ * disabled, everything held moving to the dead letters (seed; issue 14.10).
+ */
 export const DT_HOLD_LIMIT = 10_000;
 /** From the suspension; then everything still held is dead-lettered and the endpoint disabled. */
 export const DT_HOLD_MS = 14 * DAY_MS;
@@ -96,6 +99,12 @@ function apply(state: HealthState, input: HealthInput) {
       return disable(step, input.at, input.reason ?? 'manual').done();
     case 'drain_completed':
       return step.set({ draining: false }).done();
+    case 'hold_full':
+      // Issue 14.10 (seed: past 10,000 events or 14 days "the rest go to the dead-letter
+      // list and the endpoint is disabled"): the same end as the 14 days. A report that
+      // comes late, after a re-enable emptied the hold, finds nothing held and changes nothing.
+      if (dongtienHealth.acceptsNewEvents(s) !== 'hold') return step.done();
+      return disable(step, input.at, 'hold_full').done();
     // Every failed attempt was already counted; exhaustion adds nothing on Dong Tien.
     case 'delivery_exhausted':
     case 'url_changed':
@@ -146,10 +155,15 @@ export const dongtienHealth: PresetHealthRules = {
 
 /**
  * Where a new event goes when the endpoint holds events and already holds `heldCount`:
- * past DT_HOLD_LIMIT the excess is dead-lettered (code DT_HOLD_OVERFLOW_CODE) while the
- * endpoint stays suspended; SPEC §5 keeps the disable for the 14-day limit.
+ * past `limit` (DT_HOLD_LIMIT) it is dead-lettered (code DT_HOLD_OVERFLOW_CODE), and the
+ * publisher then reports `hold_full`, which disables the endpoint and dead-letters what it
+ * held (issue 14.10: the seed disables at either limit, not only at 14 days as SPEC §5 read).
  */
-export function dongtienAdmission(state: HealthState, heldCount: number): Admission | 'dead_letter' {
+export function dongtienAdmission(
+  state: HealthState,
+  heldCount: number,
+  limit: number = DT_HOLD_LIMIT,
+): Admission | 'dead_letter' {
   const admission = dongtienHealth.acceptsNewEvents(state);
-  return admission === 'hold' && heldCount >= DT_HOLD_LIMIT ? 'dead_letter' : admission;
+  return admission === 'hold' && heldCount >= limit ? 'dead_letter' : admission;
 }

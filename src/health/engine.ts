@@ -62,15 +62,19 @@ export function acceptsNewEvents(preset: PresetName, state: HealthState): Admiss
 }
 
 /**
- * acceptsNewEvents plus Dong Tien's hold limit, for the workflow that knows how many
- * events it holds: 'dead_letter' means create the delivery straight as a dead letter.
+ * acceptsNewEvents plus Dong Tien's hold limit, for the caller that knows how many events
+ * the endpoint holds: 'dead_letter' means create the delivery straight as a dead letter
+ * and report `hold_full` to the endpoint (issue 14.10). `holdLimit` defaults to the seed's.
  */
 export function admitNewEvent(
   preset: PresetName,
   state: HealthState,
   heldCount: number,
+  holdLimit?: number,
 ): Admission | 'dead_letter' {
-  return preset === 'dongtien' ? dongtienAdmission(state, heldCount) : acceptsNewEvents(preset, state);
+  return preset === 'dongtien'
+    ? dongtienAdmission(state, heldCount, holdLimit)
+    : acceptsNewEvents(preset, state);
 }
 
 /** When the endpoint workflow must wake to send a `tick`; undefined when only inputs change the state. */

@@ -90,6 +90,7 @@ function apply(state: HealthState, input: HealthInput) {
     case 'config_edited':
     case 'tick':
     case 'drain_completed':
+    case 'hold_full':
       return unchanged(state);
   }
 }

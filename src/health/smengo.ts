@@ -59,6 +59,7 @@ function apply(state: HealthState, input: HealthInput) {
     case 'config_edited':
     case 'tick':
     case 'drain_completed':
+    case 'hold_full':
     case 'probe_claim':
       return unchanged(state);
   }

@@ -37,7 +37,7 @@ export interface HealthState {
   /**
    * Why the endpoint is not active, for the banner (R-SMENGO-HEALTH): 'delivery_exhausted',
    * 'gone', 'failing', 'failing_5_days', 'consecutive_failures', 'drain_failed',
-   * 'held_too_long', 'manual' (or the operator's own reason).
+   * 'held_too_long', 'hold_full', 'manual' (or the operator's own reason).
    */
   reason?: string;
   /** epoch ms of the last status change */
@@ -99,6 +99,11 @@ export type HealthInput =
   | { kind: 'tick'; at: number }
   /** Dong Tien: the workflow released the last held delivery. */
   | { kind: 'drain_completed'; at: number }
+  /**
+   * Dong Tien (issue 14.10): an event found the hold full (DT_HOLD_LIMIT) at publish.
+   * Sent by the publish route, which alone counts what the endpoint holds.
+   */
+  | { kind: 'hold_full'; at: number }
   /** Railhook: a delivery asks to be the half-open probe (see SendDecision.claimProbe). */
   | { kind: 'probe_claim'; at: number; deliveryId: string };
 

@@ -23,7 +23,7 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
     await receiver.stop();
   });
 
-  it(`R-DT-HEALTH: past ${DT_HOLD_LIMIT.toLocaleString('en')} held events, the next one goes straight to the dead letters`, async () => {
+  it(`14.10 R-DT-HEALTH: past ${DT_HOLD_LIMIT.toLocaleString('en')} held events, the next one goes straight to the dead letters and the endpoint is disabled, everything held dead-lettered`, async () => {
     const created = await tenant.call('POST', '/v1/endpoints', {
       url: `${base}/cap`,
       preset: 'dongtien',
@@ -85,8 +85,16 @@ describe('Dong Tien hold cap on the dev server (R-DT-HEALTH)', () => {
     const s = await dh.query(deliveryStateQuery);
     expect(s.lastCode).toMatch(/^hold_overflow/);
     expect(s.attempts.filter((a) => a.kind === 'attempt')).toHaveLength(0);
-    // Nothing held was sent, and the overflow did not disable the endpoint (SPEC §5).
+    // Issue 14.10 (seed, not SPEC §5's reading): the overflow disables the endpoint, and
+    // everything it held goes to the dead letters; nothing held was sent.
+    await expect
+      .poll(async () => (await handle.query(endpointViewQuery)).health, { timeout: 60_000, interval: 1000 })
+      .toMatchObject({ status: 'disabled', reason: 'hold_full' });
+    await expect
+      .poll(() => countDeliveries(w.client, endpoint.endpointId, 'pending'), { timeout: 600_000, interval: 2000 })
+      .toBe(0);
+    const heldEnd = await newest.query(deliveryStateQuery);
+    expect(heldEnd).toMatchObject({ status: 'exhausted', lastCode: 'endpoint_disabled', attemptsInRound: 0 });
     expect(receiver.requests).toHaveLength(5);
-    expect((await handle.query(endpointViewQuery)).health.status).toBe('suspended');
   }, 1_500_000);
 });

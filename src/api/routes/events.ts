@@ -1,9 +1,11 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
+import { eventFromDeliveries } from '../delivery-body.js';
 import { admitNewEvent } from '../../health/engine.js';
-import { DT_HOLD_LIMIT } from '../../health/index.js';
+import { DT_HOLD_LIMIT, DT_HOLD_OVERFLOW_CODE } from '../../health/index.js';
+import { reportHoldFull } from '../../deliveries/hold-overflow.js';
 import { matchesEventType } from '../../policy/event-filter.js';
 import { checkEndpointUrl } from '../../policy/url-check.js';
 import { urlCheckOptionsFor } from '../../own-ports.js';
@@ -73,6 +75,16 @@ export function eventsRouter(deps: {
           { eager: deps.eagerStart },
         ),
       ),
+    );
+
+  // Issue 14.10: an event that overflowed a Dong Tien hold disables that endpoint. Told
+  // before the deliveries start, and again by a repeat of the request (the R-IDEMP path),
+  // so an accepted overflow is never left without the endpoint hearing of it.
+  const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
+    Promise.all(
+      ds
+        .filter((d) => d.deadLetterOnArrival?.startsWith(DT_HOLD_OVERFLOW_CODE))
+        .map((d) => reportHoldFull(client, d.endpointId, Date.now())),
     );
 
   const heldCount = async (endpointId: string) => {
@@ -235,6 +247,7 @@ export function eventsRouter(deps: {
         // Same key, same answer: whatever the first request decided. Its deliveries are
         // started again (a no-op unless that request died half way through its fan-out).
         const first = await handle.result();
+        await reportOverflows(first.started ?? []);
         await startAll({
           tenantId,
           event: { id: first.eventId, type: first.type, occurredAt: first.occurredAt, body: first.body },
@@ -245,6 +258,7 @@ export function eventsRouter(deps: {
       }
       // Started by the API itself rather than by the event workflow: the 202 waits only for
       // the starts, not for a workflow task of the event's record.
+      await reportOverflows(input.deliveries);
       await startAll(input);
       return c.json(publicRecord(eventRecordOf(input)), 202);
     },
@@ -315,13 +329,21 @@ export function eventsRouter(deps: {
       const handle = client.workflow.getHandle<() => Promise<EventRecord>>(
         eventWorkflowId(c.get('tenantId'), c.req.valid('param').eventId),
       );
-      let rec: EventRecord;
+      let rec: EventRecord | Omit<EventRecord, 'skipped'> | undefined;
       try {
         rec = await handle.result();
-      } catch {
-        fail(404, 'event_not_found', 'No such event');
+      } catch (err) {
+        if (!(err instanceof WorkflowNotFoundError)) fail(404, 'event_not_found', 'No such event');
+        // Issue 14.11: the record is past the namespace retention (30 days); the event's
+        // deliveries still carry its body (Dong Tien's stay open 90 days for replay).
+        rec = await eventFromDeliveries(client, c.get('tenantId'), c.req.valid('param').eventId);
+        if (!rec) fail(404, 'event_not_found', 'No such event');
       }
-      return c.json({ ...publicRecord(rec), payload: (JSON.parse(rec.body) as { data: unknown }).data }, 200);
+      const payload = (JSON.parse(rec.body) as { data: unknown }).data;
+      // Read back from its deliveries, the event has no `skipped`: only the record knew.
+      const { eventId, type, occurredAt, deliveries } = rec;
+      const shown = 'skipped' in rec ? publicRecord(rec) : { eventId, type, occurredAt, deliveries };
+      return c.json({ ...shown, payload }, 200);
     },
   );
 
