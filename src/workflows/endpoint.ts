@@ -4,8 +4,10 @@ import {
   continueAsNew,
   isCancellation,
   log,
+  patched,
   proxyActivities,
   setHandler,
+  upsertSearchAttributes,
   workflowInfo,
   allHandlersFinished,
 } from '@temporalio/workflow';
@@ -26,6 +28,7 @@ import {
   rotateSecretUpdate,
   sendTestUpdate,
   updateEndpointUpdate,
+  verifyEndpointUpdate,
 } from '../shared/endpoint-messages.js';
 import type {
   EndpointConfig,
@@ -35,6 +38,14 @@ import type {
   SigningSecret,
   TestResult,
 } from '../shared/endpoint-types.js';
+import { SA_ENDPOINT_STATUS } from '../shared/search-attributes.js';
+import {
+  afterChallenge,
+  initialVerification,
+  VERIFICATION_ERROR,
+  type ChallengeResult,
+  type VerificationState,
+} from '../shared/verification.js';
 
 const { endPendingDeliveries, wakePendingDeliveries } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
@@ -55,6 +66,19 @@ const { sendTestDelivery } = proxyActivities<Activities>({
   retry: { maximumAttempts: 1 },
 });
 
+// Issue 14.15: one try per challenge (a lost worker is retried once); the request's own
+// timeout is the policy's, at most 60 s, so the activity always ends well within this.
+const { sendVerificationChallenge } = proxyActivities<Activities>({
+  startToCloseTimeout: '2 minutes',
+  retry: { maximumAttempts: 2 },
+});
+
+/** Issue 14.15's patch id: endpoint workflows send verification challenges. */
+const ENDPOINT_VERIFICATION_PATCH = 'endpoint-verification-challenge';
+
+/** Issue 14.14's patch id: endpoint workflows index their health status. */
+const ENDPOINT_STATUS_ATTRIBUTE_PATCH = 'endpoint-status-search-attribute';
+
 /** Well below Temporal's limits, so a busy unhealthy endpoint never nears them. */
 const MAX_HISTORY_EVENTS = 5_000;
 
@@ -70,16 +94,33 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   let health: HealthState = input.carried?.health ?? initialHealth();
   let deleted = input.carried?.deleted ?? false;
   let lastTest: TestResult | undefined = input.carried?.lastTest;
+  // Issue 14.15: absent in histories from before verification, whose config has no mode.
+  let verification: VerificationState =
+    input.carried?.verification ?? initialVerification(config.verification);
+  /** Bumped by every challenge and every URL or mode change: an older result is ignored. */
+  let challengeGen = 0;
+  /** A challenge was answered: deliveries waiting on it look again now, not at their recheck. */
+  let wakeForVerification = false;
   const effects: HealthEffect[] = [];
   // A drain cut short by continueAsNew picks up where the held deliveries stand.
   if (health.draining) effects.push({ kind: 'release_held' });
   const background = new Set<Promise<void>>();
   let drain: CancellationScope | undefined;
 
+  // Issue 14.14: HeraldEndpointStatus follows the health status. Upserted only when the
+  // two differ: once per status change (never per delivery), and once for an endpoint
+  // started before the attribute existed. patched(): histories recorded without it replay.
+  const indexStatus = () => {
+    if (workflowInfo().typedSearchAttributes.get(SA_ENDPOINT_STATUS) === health.status) return;
+    if (patched(ENDPOINT_STATUS_ATTRIBUTE_PATCH))
+      upsertSearchAttributes([{ key: SA_ENDPOINT_STATUS, value: health.status }]);
+  };
+
   const apply = (hi: HealthInput) => {
     const t = applyHealth(config.preset, health, hi);
     health = t.state;
     effects.push(...t.effects);
+    indexStatus();
   };
 
   const liveSecrets = () => {
@@ -97,6 +138,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     secretCount: liveSecrets().length,
     createdAt: input.createdAt,
     deleted,
+    verification,
   });
 
   const snapshot = (): EndpointSnapshot => ({
@@ -110,7 +152,47 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     health,
     deleted,
     transformation: config.transformation,
+    verification: verification.mode === 'challenge' ? verification.status : undefined,
   });
+
+  /**
+   * Issue 14.15: sends one challenge to the current URL and keeps its outcome, unless the
+   * URL, the mode or a newer challenge overtook it. `markPending` (create, URL change) makes
+   * deliveries wait for the answer; a repeat through /verify leaves the status standing.
+   */
+  const runChallenge = async (markPending: boolean): Promise<ChallengeResult | undefined> => {
+    if (verification.mode !== 'challenge' || deleted) return undefined;
+    // Only endpoints with mode `challenge` get here, which no history recorded before this
+    // code has; the marker keeps any such history replaying without the new commands.
+    if (!patched(ENDPOINT_VERIFICATION_PATCH)) return undefined;
+    const gen = ++challengeGen;
+    if (markPending) verification = { mode: 'challenge', status: 'pending' };
+    const url = config.url;
+    const policy = presetWithOverrides(config.preset, config.policy);
+    let r: ChallengeResult;
+    try {
+      r = await sendVerificationChallenge({
+        endpointId: input.endpointId,
+        url,
+        secrets: snapshot().secrets,
+        timeoutSeconds: policy.timeoutSeconds,
+        deliveryIdHeader: policy.deliveryIdHeader,
+      });
+    } catch {
+      r = {
+        ok: false,
+        at: Date.now(),
+        url,
+        code: VERIFICATION_ERROR,
+        detail: 'the challenge could not be sent',
+        latencyMs: 0,
+      };
+    }
+    if (gen !== challengeGen || url !== config.url || verification.mode !== 'challenge') return r;
+    verification = afterChallenge(verification, r);
+    wakeForVerification = true;
+    return r;
+  };
 
   setHandler(endpointSnapshotQuery, snapshot);
   setHandler(endpointViewQuery, view);
@@ -119,11 +201,19 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   });
   setHandler(updateEndpointUpdate, (patch) => {
     const urlChanged = patch.url !== undefined && patch.url !== config.url;
+    const modeBefore = config.verification ?? 'none';
     const { operationalWebhook, transformation, ...rest } = patch;
     config = { ...config, ...rest };
     if (operationalWebhook !== undefined)
       config = { ...config, operationalWebhook: operationalWebhook ?? undefined };
     if (transformation !== undefined) config = { ...config, transformation: transformation ?? undefined };
+    // Issue 14.15: a new URL is verified again; switching the mode starts (or ends) it.
+    const mode = config.verification ?? 'none';
+    if (!deleted && (mode !== modeBefore || (urlChanged && mode === 'challenge'))) {
+      challengeGen++;
+      verification = initialVerification(mode);
+      if (mode === 'challenge') track(runChallenge(true).then(() => undefined));
+    }
     // Bird: a new URL clears degradation; description or filter edits do not.
     apply(urlChanged ? { kind: 'url_changed', at: Date.now() } : { kind: 'config_edited', at: Date.now() });
     return view();
@@ -171,6 +261,10 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       effects.push({ kind: 'kill_pending', code: 'endpoint_disabled' });
     }
     return view();
+  });
+  setHandler(verifyEndpointUpdate, async () => {
+    const result = await runChallenge(false);
+    return { verification, ...(result ? { result } : {}) };
   });
   setHandler(claimProbeUpdate, ({ deliveryId }) => {
     apply({ kind: 'probe_claim', at: Date.now(), deliveryId });
@@ -248,14 +342,22 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   const mustRollOver = () =>
     workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
 
+  // Issue 14.15: a new endpoint's first challenge (or one a continue-as-new cut short).
+  if (verification.status === 'pending') track(runChallenge(true).then(() => undefined));
+
   for (;;) {
     const wakeAt = nextWakeAt(config.preset, health);
-    const ready = () => effects.length > 0 || (deleted && background.size === 0) || mustRollOver();
+    const ready = () =>
+      effects.length > 0 || wakeForVerification || (deleted && background.size === 0) || mustRollOver();
     if (wakeAt === undefined) await condition(ready);
     else if (!(await condition(ready, Math.max(1, wakeAt - Date.now()))))
       apply({ kind: 'tick', at: Date.now() });
 
     while (effects.length > 0) await runEffect(effects.shift()!);
+    if (wakeForVerification) {
+      wakeForVerification = false;
+      await wakePendingDeliveries({ endpointId: input.endpointId });
+    }
 
     if (deleted && effects.length === 0 && background.size === 0) {
       await condition(allHandlersFinished);
@@ -270,7 +372,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
         ...input,
         config,
         secrets,
-        carried: { health, deleted, lastTest },
+        carried: { health, deleted, lastTest, verification },
       });
     }
   }
