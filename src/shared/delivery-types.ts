@@ -47,6 +47,38 @@ export interface DeliveryInput {
    * (`hold_overflow`, R-DT-HEALTH). It can still be replayed after re-enable.
    */
   deadLetterOnArrival?: string;
+  /**
+   * Set only by the delivery workflow itself when it continues as new (issue 14.1): the
+   * run before this one handed over everything a reader or the next attempt needs, so the
+   * chain of runs reads as one delivery (same id, same attempt log).
+   */
+  carried?: DeliveryCarried;
+}
+
+/** What one run of a delivery hands to the next when its history grows long (continueAsNew). */
+export interface DeliveryCarried {
+  state: DeliveryState;
+  lifetimeStart: number;
+  scheduleBase: number;
+  singleReplay: boolean;
+  /** The status last written to the search attribute. */
+  indexed: DeliveryStatus;
+  ending?: { status: 'dead' | 'exhausted' | 'failed'; code: string };
+  wake: boolean;
+  drainTurn: boolean;
+  freshRead: boolean;
+  lastHealth?: HealthState;
+  /** Sends in a row that threw inside Herald (worker_error, lease loss): bounded (issue 13.5). */
+  workerErrors: number;
+  /** The deferral streak under way: its code, how many in a row, since when (issue 14.2). */
+  deferStreak?: DeferStreak;
+}
+
+export interface DeferStreak {
+  code: string;
+  count: number;
+  /** Workflow time of the first deferral since the last attempt: the deferral limit runs from here. */
+  since: number;
 }
 
 /** One row of the attempt log (R-RESP). Deferrals and lease losses are rows too, but not attempts. */
@@ -65,12 +97,27 @@ export interface AttemptRecord {
   httpStatus?: number;
   /** `http_<status>`, `timeout`, `network_ECONNREFUSED`, ... ; absent on success. */
   code?: string;
-  /** First 512 bytes of the response body, as text. */
+  /**
+   * First 512 bytes of the response body (R-RESP): text, cut before a character the limit
+   * would split; base64 when the bytes are not UTF-8 (then `responseBodyEncoding` says so).
+   */
   responseBody?: string;
+  /** Issue 14.12: `base64` when `responseBody` holds the bytes as base64; absent for text. */
+  responseBodyEncoding?: 'base64';
+  /**
+   * Issue 14.16 (R-SMENGO-LOG): what this attempt sent, when it was not the event body as
+   * stored (a transformation ran). Absent for a plain delivery, so its history does not grow.
+   */
+  sent?: SentRequest;
   /** Why, when nothing was sent: a failed transformation's error (R-RH-TRANSFORM). */
   detail?: string;
   /** A single-attempt replay (R-BIRD-REPLAY): its outcome never touches endpoint health. */
   replay?: boolean;
+  /**
+   * A deferral row that stands for this many identical deferrals in a row, from its
+   * `startedAt` to its `finishedAt` (a long pause would otherwise add a row a minute).
+   */
+  repeats?: number;
 }
 
 export interface DeliveryState {
@@ -107,6 +154,26 @@ export interface SendResult {
   health?: HealthState;
   retryAfter?: string;
   responseBody?: string;
+  /** Issue 14.12: `base64` when the response was not UTF-8 (see AttemptRecord). */
+  responseBodyEncoding?: 'base64';
+  /** Issue 14.16: the body as sent, when a transformation changed it (see AttemptRecord). */
+  sent?: SentRequest;
+}
+
+/**
+ * Issue 14.16: the request an attempt sent, when it differs from the stored event. Headers
+ * are left out on purpose: they carry the signature and whatever credentials a
+ * transformation adds for the receiver, and the log must never hold a secret.
+ */
+export interface SentRequest {
+  /** The body as sent (UTF-8 text), its first `SENT_BODY_LOG_BYTES` bytes when longer. */
+  body: string;
+  /** The whole body's length in bytes, as the receiver got it. */
+  bytes: number;
+  /** Present when `body` is only the start of what was sent. */
+  truncated?: true;
+  /** Present when the transformation chose a method other than POST. */
+  method?: string;
 }
 
 /** What the send activity gets for one Herald attempt. */
