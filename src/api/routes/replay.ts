@@ -106,15 +106,13 @@ const windowSchema = z
 const scopeQuery = z.object({ endpointId: endpointIdSchema.optional() });
 
 /**
- * Why a replay was refused as too late (issue 14.11): Dong Tien keeps the event body, and
- * the delivery open, 90 days from the event; the other presets count from the last round.
+ * Why a replay was refused as too late (issue 14.11), from the preset's offer: how long it
+ * keeps a delivery, and with it the event's body, open for replay (Dong Tien: 90 days).
  */
 function replayWindowDetail(ref: DeliveryRef): string {
   const days = Math.round(recoveryOf(ref.preset).openSeconds / 86_400);
-  if (ref.preset === 'dongtien')
-    return `Dong Tien keeps an event's body ${days} days; events older than that cannot be replayed (this one is from ${ref.createdAt}).`;
   return days > 0
-    ? `Its replay window (${days} days after its last round) has closed.`
+    ? `Its preset keeps a delivery and its event's body ${days} days for replay; that window has closed (the event is from ${ref.createdAt}).`
     : 'Its replay window has closed.';
 }
 
