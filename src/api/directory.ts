@@ -4,6 +4,7 @@ import type { EndpointView } from '../shared/endpoint-types.js';
 import { ENDPOINT_WORKFLOW } from '../shared/names.js';
 import { tenantKeysQuery, tenantViewQuery } from '../shared/tenant-messages.js';
 import type { TenantView } from '../shared/tenant-types.js';
+import { ExpiringSet } from '../shared/expiring-set.js';
 
 /** Escapes a value for a visibility query string literal. */
 export function lit(v: string): string {
@@ -54,34 +55,6 @@ class TtlCache<T> {
 export const UNKNOWN_TENANT_TTL_MS = 10_000;
 /** Unknown tenant ids remembered at most (oldest dropped first), whatever a client makes up. */
 export const UNKNOWN_TENANT_MAX = 10_000;
-
-/**
- * Keys remembered for a short time, in insertion order, bounded in number: a made-up
- * credential costs one Temporal query per TTL, not one per request, and a flood of them
- * costs bounded memory.
- */
-class ExpiringSet {
-  private readonly m = new Map<string, number>();
-  constructor(
-    private readonly ttlMs: number,
-    private readonly max: number,
-  ) {}
-  has(key: string): boolean {
-    const at = this.m.get(key);
-    if (at === undefined) return false;
-    if (Date.now() - at < this.ttlMs) return true;
-    this.m.delete(key);
-    return false;
-  }
-  add(key: string) {
-    this.m.delete(key);
-    this.m.set(key, Date.now());
-    while (this.m.size > this.max) this.m.delete(this.m.keys().next().value as string);
-  }
-  delete(key: string) {
-    this.m.delete(key);
-  }
-}
 
 /**
  * The API's read side over Temporal: entity workflows are queried, lists come from

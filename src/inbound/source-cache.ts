@@ -5,6 +5,7 @@ import { sourceSnapshotQuery } from '../shared/source-messages.js';
 import type { SourceSnapshot } from '../shared/source-types.js';
 import { SOURCE_ID } from './forwards.js';
 import { publicSourceId } from './source-ids.js';
+import { ExpiringSet } from '../shared/expiring-set.js';
 
 /**
  * `HeraldStatus` of a source workflow whose id is a public id (issue 13.7). Sources created
@@ -42,12 +43,11 @@ export interface SourceCacheOptions {
  */
 export class SourceCache {
   private readonly found = new Map<string, { at: number; v: Promise<SourceSnapshot | undefined> }>();
-  private readonly unknown = new Map<string, number>();
+  private readonly unknown: ExpiringSet;
   /** Public id -> ingest id, so a change addressed by public id drops the right entry. */
   private readonly ingestOf = new Map<string, string>();
   private legacy?: { at: number; ids?: Set<string>; loading?: Promise<Set<string>> };
   private readonly ttlMs: number;
-  private readonly negativeTtlMs: number;
   private readonly maxEntries: number;
   private readonly legacyRefreshMs: number;
 
@@ -56,7 +56,7 @@ export class SourceCache {
     options: SourceCacheOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 1000;
-    this.negativeTtlMs = options.negativeTtlMs ?? 30_000;
+    this.unknown = new ExpiringSet(options.negativeTtlMs ?? 30_000, options.maxEntries ?? 10_000);
     this.maxEntries = options.maxEntries ?? 10_000;
     this.legacyRefreshMs = options.legacyRefreshMs ?? 60_000;
   }
@@ -65,11 +65,7 @@ export class SourceCache {
   get(ingestId: string): Promise<SourceSnapshot | undefined> {
     if (!SOURCE_ID.test(ingestId)) return Promise.resolve(undefined);
     const now = Date.now();
-    const miss = this.unknown.get(ingestId);
-    if (miss !== undefined) {
-      if (now - miss < this.negativeTtlMs) return Promise.resolve(undefined);
-      this.unknown.delete(ingestId);
-    }
+    if (this.unknown.has(ingestId)) return Promise.resolve(undefined);
     const hit = this.found.get(ingestId);
     if (hit && now - hit.at < this.ttlMs) return hit.v;
     const v = this.load(ingestId);
@@ -83,8 +79,7 @@ export class SourceCache {
           return;
         }
         if (this.found.get(ingestId)?.v === v) this.found.delete(ingestId);
-        this.unknown.set(ingestId, now);
-        bound(this.unknown, this.maxEntries);
+        this.unknown.add(ingestId);
       },
       () => {
         if (this.found.get(ingestId)?.v === v) this.found.delete(ingestId);
