@@ -1,4 +1,4 @@
-import { createServer } from 'node:net';
+import { createConnection, createServer } from 'node:net';
 
 export function freePort(host = '127.0.0.1'): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -8,5 +8,14 @@ export function freePort(host = '127.0.0.1'): Promise<number> {
       const addr = s.address();
       s.close(() => (typeof addr === 'object' && addr ? resolve(addr.port) : reject(new Error('no port'))));
     });
+  });
+}
+
+/** Whether something accepts TCP connections on a loopback port. */
+export function portOpen(port: number, host = '127.0.0.1'): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createConnection({ host, port });
+    s.once('connect', () => (s.destroy(), resolve(true)));
+    s.once('error', () => resolve(false));
   });
 }

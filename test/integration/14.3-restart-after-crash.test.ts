@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createConnection, createServer } from 'node:net';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -8,16 +8,9 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { TEST_OPERATOR_KEY, httpApp, newTenant } from '../helpers/api.js';
 import { HeraldProcess } from '../helpers/herald-process.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort, portOpen } from '../helpers/ports.js';
 import { Receiver } from '../helpers/receiver.js';
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection({ host: '127.0.0.1', port });
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
-}
 
 async function waitUntil(check: () => Promise<boolean>, ms: number): Promise<boolean> {
   const deadline = Date.now() + ms;

@@ -1,6 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createConnection } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -10,16 +9,9 @@ import { dataConverterFor } from '../../src/temporal/data-converter.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { TEST_OPERATOR_KEY, httpApp, newTenant } from '../helpers/api.js';
 import { HeraldProcess } from '../helpers/herald-process.js';
-import { freePort } from '../helpers/ports.js';
+import { freePort, portOpen } from '../helpers/ports.js';
 import { Receiver } from '../helpers/receiver.js';
 
-function portOpen(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createConnection({ host: '127.0.0.1', port });
-    s.once('connect', () => (s.destroy(), resolve(true)));
-    s.once('error', () => resolve(false));
-  });
-}
 
 describe('npm start: the embedded default (foundation)', () => {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-data-'));
