@@ -1,6 +1,7 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
+import { importBoundaries } from './eslint-rules/import-boundaries.js';
 
 // Workflow code runs in Temporal's deterministic sandbox: Node built-ins would either
 // fail there or make replays diverge, and activities must be imported as types only.
@@ -25,7 +26,10 @@ export default tseslint.config(
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          paths: nodeBuiltins.map((name) => ({ name, message: 'Node built-ins are not allowed in workflow code.' })),
+          paths: nodeBuiltins.map((name) => ({
+            name,
+            message: 'Node built-ins are not allowed in workflow code.',
+          })),
           patterns: [
             {
               group: ['**/activities/*', '**/activities'],
@@ -36,6 +40,13 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  {
+    // Issue 15: no import points up (store/ under core/ under api/; policy/ and health/ pure),
+    // route files stay apart, and nothing reaches into scripts/ or SDK internals.
+    files: ['src/**/*.ts', 'src/**/*.tsx'],
+    plugins: { herald: { rules: { 'import-boundaries': importBoundaries } } },
+    rules: { 'herald/import-boundaries': 'error' },
   },
   {
     files: ['**/*.js', '**/*.mjs', 'scripts/**'],
