@@ -48,24 +48,6 @@ export function validationProblem(c: Context, error: z.ZodError): Response {
   );
 }
 
-/** Reads a JSON body, answering malformed JSON with a problem instead of throwing. */
-export async function readJson(
-  c: Context,
-): Promise<{ ok: true; value: unknown } | { ok: false; response: Response }> {
-  const type = c.req.header('content-type') ?? '';
-  if (!/^application\/(.+\+)?json\b/i.test(type)) {
-    return {
-      ok: false,
-      response: problem(c, 415, 'unsupported_media_type', 'Send the body as application/json'),
-    };
-  }
-  try {
-    return { ok: true, value: await c.req.json() };
-  } catch {
-    return { ok: false, response: problem(c, 400, 'malformed_json', 'The request body is not valid JSON') };
-  }
-}
-
 /** Thrown by route handlers; the app's error handler renders it as problem+json. */
 export class ProblemError extends Error {
   constructor(

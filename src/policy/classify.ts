@@ -1,6 +1,7 @@
 import { PolicyError } from './errors.js';
 import { statusMatcherFor } from './status-grammar.js';
 import type { DeliveryPolicy } from './types.js';
+import type { UrlErrorCode } from './url-check.js';
 
 export type AttemptOutcome =
   | { kind: 'success' }
@@ -13,19 +14,21 @@ export type AttemptOutcome =
   /** Never attempted: the endpoint cannot accept it (R-STATUS `failed`). */
   | { kind: 'failed'; code: string };
 
-/** R-URL codes, as produced by checkEndpointUrl. */
-export const URL_ERROR_CODES: readonly string[] = Object.freeze([
-  'not_https',
-  'port_not_allowed',
-  'userinfo_not_allowed',
-  'fragment_not_allowed',
-  'invalid_url',
-  'url_too_long',
-  'url_too_short',
-]);
+/** R-URL codes, as produced by checkEndpointUrl: a code added there must be listed here. */
+const URL_ERROR_CODES: ReadonlySet<string> = new Set(
+  Object.keys({
+    not_https: true,
+    port_not_allowed: true,
+    userinfo_not_allowed: true,
+    fragment_not_allowed: true,
+    invalid_url: true,
+    url_too_long: true,
+    url_too_short: true,
+  } satisfies Record<UrlErrorCode, true>),
+);
 
 /** Deferrals and terminal marks: they describe no attempt, so classifying one is a caller bug. */
-export const NON_ATTEMPT_CODES: readonly string[] = Object.freeze([
+const NON_ATTEMPT_CODES: readonly string[] = Object.freeze([
   'subscription_inactive',
   'endpoint_disabled',
   'endpoint_paused',
@@ -98,7 +101,7 @@ export function classifyError(p: DeliveryPolicy, code: string): AttemptOutcome {
   if (code === 'private_address') {
     return p.privateAddress === 'fail' ? { kind: 'failed', code } : { kind: 'retry', code };
   }
-  if (URL_ERROR_CODES.includes(code)) {
+  if (URL_ERROR_CODES.has(code)) {
     return p.invalidUrl === 'fail' ? { kind: 'failed', code } : { kind: 'retry', code };
   }
   return { kind: 'retry', code };
