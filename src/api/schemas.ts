@@ -1,7 +1,40 @@
 import { z } from '@hono/zod-openapi';
+import type { HealthBanner } from '../health/reporting.js';
+import type { DropEnd, HealthNotice, HealthState, HealthStatus } from '../health/types.js';
 import { PRESET_NAMES, policyOverridesSchema, type PresetName } from '../policy/policy.js';
+import type { AttemptRecord, DeliveryStatus } from '../shared/delivery-types.js';
+import type { EndpointConfig, EndpointView, TestResult } from '../shared/endpoint-types.js';
+import type { Destination, VerificationView as SourceVerificationView } from '../shared/source-types.js';
 import { secretProblem } from '../signing/standard-webhooks.js';
 import { verificationModeSchema, verificationViewSchema } from './verification-schemas.js';
+
+/**
+ * Every value of a string union, as a tuple for z.enum. Leaving one out, or listing one the
+ * union does not have, fails to compile: a status added to the shared type must be added here.
+ */
+function allOf<T extends string>() {
+  return <const L extends readonly [T, ...T[]]>(
+    ...values: L & ([T] extends [L[number]] ? unknown : ['missing a value of the union'])
+  ) => values;
+}
+
+/** Issue 15: statuses are known sets; the document lists them, so clients can switch on them. */
+export const DELIVERY_STATUS_VALUES = allOf<DeliveryStatus>()(
+  'pending',
+  'processing',
+  'succeeded',
+  'failed',
+  'exhausted',
+  'dead',
+);
+export const deliveryStatusSchema = z.enum(DELIVERY_STATUS_VALUES);
+export const healthStatusSchema = z.enum(
+  allOf<HealthStatus>()('active', 'degraded', 'paused', 'suspended', 'disabled'),
+);
+const healthNoticeSchema = z.enum(
+  allOf<HealthNotice>()('disabled', 'degraded', 'suspended', 'recovered', 'paused'),
+);
+const dropEndSchema = z.enum(allOf<DropEnd>()('dead', 'exhausted', 'failed'));
 
 export const presetSchema = z.enum(PRESET_NAMES as [PresetName, ...PresetName[]]);
 
@@ -61,20 +94,178 @@ export const patchEndpointSchema = z
   })
   .openapi('PatchEndpoint');
 
+/** R-SMENGO-HEALTH: the endpoint's health as its workflow keeps it. */
+export const healthSchema = z
+  .object({
+    status: healthStatusSchema,
+    reason: z
+      .string()
+      .optional()
+      .openapi({
+        description:
+          'Why it is not active: delivery_exhausted, gone, failing, failing_5_days, consecutive_failures, ' +
+          "drain_failed, held_too_long, hold_full, manual (or the operator's own reason)",
+      }),
+    since: z.number().optional().openapi({ description: 'epoch ms of the last status change' }),
+    consecutiveFailures: z.number(),
+    streakStartedAt: z.number().optional(),
+    episode: z.number(),
+    notified: z.array(healthNoticeSchema).optional(),
+    circuit: z
+      .object({
+        openUntil: z.number().optional(),
+        failures: z.number(),
+        probe: z.object({ deliveryId: z.string(), until: z.number() }).optional(),
+        trips: z.number(),
+      })
+      .optional()
+      .openapi({ description: "Railhook's breaker (R-RH-DEFER)" }),
+    suspendedAt: z.number().optional(),
+    draining: z.boolean().optional(),
+    lastTest: z.object({ at: z.number(), ok: z.boolean() }).optional(),
+    endedBefore: z.object({ at: z.number(), endAs: dropEndSchema, code: z.string() }).optional(),
+    unconfirmed: z.literal(true).optional(),
+  })
+  .openapi('EndpointHealth') satisfies z.ZodType<HealthState>;
+
+/** The banner an endpoint card shows while it is not active (R-SMENGO-HEALTH). */
+export const bannerSchema = z
+  .object({
+    status: healthStatusSchema,
+    reason: z.string(),
+    message: z.string().openapi({ description: 'The reason in words, for the endpoint card' }),
+    since: z.number().optional(),
+  })
+  .openapi('EndpointBanner') satisfies z.ZodType<HealthBanner>;
+
+/** A manual test delivery's outcome (POST /v1/endpoints/{id}/test). */
+export const testResultSchema = z
+  .object({
+    ok: z.boolean(),
+    at: z.number(),
+    httpStatus: z.number().optional(),
+    code: z.string().optional(),
+    latencyMs: z.number(),
+  })
+  .openapi('EndpointTestResult') satisfies z.ZodType<TestResult>;
+
+/** What the API shows of a config: an operational webhook's secrets only once, at creation. */
+type PublicEndpointConfig = Omit<EndpointConfig, 'operationalWebhook'> & {
+  operationalWebhook?: { url: string };
+};
+export type PublicEndpointView = Omit<EndpointView, 'config'> & { config: PublicEndpointConfig };
+
+export const endpointConfigSchema = z
+  .object({
+    url: z.string(),
+    description: z.string().optional(),
+    eventTypes: z.array(z.string()).optional(),
+    preset: presetSchema,
+    policy: policyOverridesSchema.optional(),
+    createdBy: z.string().optional(),
+    operationalWebhook: z.object({ url: z.string() }).optional(),
+    transformation: z.string().optional(),
+    verification: verificationModeSchema.optional(),
+  })
+  .openapi('EndpointConfig') satisfies z.ZodType<PublicEndpointConfig>;
+
 export const endpointViewSchema = z
   .object({
     endpointId: z.string(),
     tenantId: z.string(),
-    config: z.object({}).passthrough(),
-    health: z.object({ status: z.string() }).passthrough(),
-    banner: z.object({ reason: z.string(), text: z.string().optional() }).passthrough().optional(),
-    lastTest: z.object({}).passthrough().optional(),
+    config: endpointConfigSchema,
+    health: healthSchema,
+    banner: bannerSchema.optional(),
+    lastTest: testResultSchema.optional(),
     secretCount: z.number(),
     createdAt: z.number(),
     deleted: z.boolean(),
     verification: verificationViewSchema.optional(),
   })
-  .openapi('Endpoint');
+  .openapi('Endpoint') satisfies z.ZodType<PublicEndpointView>;
+
+/** POST /v1/endpoints/{id}/rotate-secret: the new secret, shown once. */
+export const rotateSecretResultSchema = z
+  .object({ endpoint: endpointViewSchema, secret: z.string() })
+  .openapi('EndpointSecretRotated');
+
+/** One row of a delivery's (or forward's) attempt log, R-RESP. */
+export const attemptRecordSchema = z
+  .object({
+    kind: z.enum(['attempt', 'refused', 'deferral', 'lease_expired']),
+    attempt: z.number(),
+    round: z.number(),
+    startedAt: z.string(),
+    finishedAt: z.string(),
+    latencyMs: z.number(),
+    httpStatus: z.number().optional(),
+    code: z.string().optional(),
+    responseBody: z.string().optional(),
+    // Issue 14.12: `base64` when the response bytes were not UTF-8; absent for text.
+    responseBodyEncoding: z.enum(['base64']).optional(),
+    // Issue 14.16: the body this attempt sent, when a transformation changed it (first 4 KiB).
+    sent: z
+      .object({
+        body: z.string(),
+        bytes: z.number(),
+        truncated: z.literal(true).optional(),
+        method: z.string().optional(),
+      })
+      .optional(),
+    detail: z.string().optional(),
+    replay: z.boolean().optional(),
+    // Issue 14.1: a deferral row standing for this many identical deferrals in a row.
+    repeats: z.number().optional(),
+  })
+  .openapi('Attempt') satisfies z.ZodType<AttemptRecord>;
+
+/** GET /v1/events: one row per event record, newest first. */
+export const eventRowSchema = z
+  .object({ eventId: z.string(), type: z.string(), createdAt: z.string() })
+  .openapi('EventRow');
+
+/** GET /v1/events/{eventId}. `skipped` is absent when the record expired and was rebuilt from its deliveries. */
+export const eventViewSchema = z
+  .object({
+    eventId: z.string(),
+    type: z.string(),
+    occurredAt: z.string(),
+    deliveries: z.array(z.object({ id: z.string(), endpointId: z.string() })),
+    skipped: z.array(z.object({ endpointId: z.string(), reason: z.string() })).optional(),
+    payload: z.unknown().openapi({ description: 'The payload as published (any JSON value)' }),
+  })
+  .openapi('Event');
+
+/** A source's verification as tenants see it: the scheme, never the secrets. */
+export const sourceVerificationViewSchema = z
+  .discriminatedUnion('kind', [
+    z.object({ kind: z.literal('none') }),
+    z.object({
+      kind: z.literal('standard_webhooks'),
+      toleranceSeconds: z.number().optional(),
+      secretCount: z.number(),
+    }),
+    z.object({
+      kind: z.literal('hmac'),
+      header: z.string(),
+      algorithm: z.enum(['sha1', 'sha256', 'sha512']),
+      encoding: z.enum(['hex', 'base64', 'base64url']),
+      prefix: z.string().optional(),
+      secretCount: z.number(),
+    }),
+  ])
+  .openapi('SourceVerification') satisfies z.ZodType<SourceVerificationView>;
+
+export const destinationSchema = z
+  .object({
+    destinationId: z.string(),
+    url: z.string(),
+    description: z.string().optional(),
+    policy: policyOverridesSchema.optional(),
+    transformation: z.string().optional(),
+    createdAt: z.number(),
+  })
+  .openapi('Destination') satisfies z.ZodType<Destination>;
 
 export const publishSchema = z
   .strictObject({
