@@ -1,0 +1,37 @@
+import { and, startedAtOrAfter, startedAtOrBefore } from './visibility.js';
+
+/** A row a scan can order: its start time, then its id. */
+export interface Started {
+  id: string;
+  startMs: number;
+}
+
+/** Rows read per window before giving up on an exact order (a burst this size in minutes is extreme). */
+export const SCAN_CAP = 20_000;
+const WINDOWS_MS = [10 * 60_000, 3_600_000, 86_400_000, 7 * 86_400_000, undefined];
+
+export const newestFirstOrder = (a: Started, b: Started) => b.startMs - a.startMs || (a.id < b.id ? 1 : -1);
+
+/**
+ * The newest `limit` matches by start time. Visibility has no ORDER BY on SQL stores (its
+ * default order puts running workflows first), so the search looks back over growing
+ * windows until one holds enough rows, then sorts those itself.
+ */
+export async function newestFirst<R extends Started>(
+  list: (query: string, cap: number) => Promise<R[]>,
+  query: string,
+  limit: number,
+  bounds: { since?: Date; until?: Date } = {},
+): Promise<R[]> {
+  const anchor = (bounds.until ?? new Date()).getTime();
+  const sinceMs = bounds.since?.getTime();
+  const clauses = and(query, bounds.until && startedAtOrBefore(bounds.until));
+  for (const w of WINDOWS_MS) {
+    const lower = w === undefined ? sinceMs : Math.max(sinceMs ?? -Infinity, anchor - w);
+    const last = w === undefined || lower === sinceMs;
+    const q = and(clauses, lower !== undefined && startedAtOrAfter(new Date(lower)));
+    const rows = await list(q, SCAN_CAP);
+    if (rows.length >= limit || last) return rows.sort(newestFirstOrder).slice(0, limit);
+  }
+  return [];
+}
