@@ -5,6 +5,12 @@ import { join } from 'node:path';
 
 export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 export const TEST_SERVER_VERSION = '1.38.0';
+// The production-shaped stack (`npm run stack`): the server release the dev server embeds,
+// and the Web UI server the CLI embeds, so the stack and `npm start` run the same code.
+export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
+export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';
+export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
+export const TEMPORAL_UI_SERVER_MODULE = 'github.com/temporalio/ui-server/v2';
 
 export function cacheDir() {
   return process.env.HERALD_CACHE_DIR || join(homedir(), '.cache', 'herald');
@@ -20,4 +26,18 @@ export function testServerDir() {
 
 export function testServerWrapperPath() {
   return join(testServerDir(), 'temporal-test-server');
+}
+
+/** The stack's binaries: `server`, `temporal-sql-tool` and (when it built) `ui-server`. */
+export function stackBinDir() {
+  return join(cacheDir(), 'temporal-server', TEMPORAL_SERVER_VERSION);
+}
+
+export function uiServerBinDir() {
+  return join(cacheDir(), 'temporal-ui-server', TEMPORAL_UI_SERVER_VERSION);
+}
+
+/** Where `npm run stack` keeps its PostgreSQL cluster, secrets and logs between runs. */
+export function stackDataDir() {
+  return join(cacheDir(), 'stack');
 }

@@ -9,10 +9,13 @@ set -eu
 : "${POSTGRES_USER:?POSTGRES_USER is required}"
 : "${SQL_PASSWORD:?SQL_PASSWORD is required}"
 PORT="${DB_PORT:-5432}"
-SCHEMA_DIR=/etc/temporal/schema/postgresql/v12
+# The admin-tools image's paths; `npm run stack` points both at the copies it installed
+# from the same server release (scripts/ensure-servers.mjs).
+SCHEMA_DIR="${TEMPORAL_SCHEMA_DIR:-/etc/temporal/schema/postgresql/v12}"
+SQL_TOOL="${TEMPORAL_SQL_TOOL:-temporal-sql-tool}"
 
 sql_tool() {
-  temporal-sql-tool --plugin postgres12 --ep "$POSTGRES_SEEDS" -u "$POSTGRES_USER" -p "$PORT" "$@"
+  "$SQL_TOOL" --plugin "${DB:-postgres12}" --ep "$POSTGRES_SEEDS" -u "$POSTGRES_USER" -p "$PORT" "$@"
 }
 
 for db in temporal temporal_visibility; do

@@ -4,6 +4,10 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
 import { HERALD_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes.js';
+import { configSchema, HERALD_VARIABLES_READ_ELSEWHERE } from '../../src/config.js';
+import { readEnvFiles } from '../../scripts/stack/env-file.js';
+import { SERVICE_ENV_FILES, TOPOLOGY, type ServiceName } from '../../scripts/stack/services.js';
+import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_VERSION } from '../../scripts/server-paths.mjs';
 
 // Docker cannot run where the tests run, so the stack is checked as data: every
 // reference between services, files and the application must resolve.
@@ -17,6 +21,7 @@ interface Service {
   command?: string | string[];
   entrypoint?: string | string[];
   environment?: Record<string, string | number | boolean | null> | string[];
+  env_file?: string | string[];
   depends_on?: string[] | Record<string, { condition?: string }>;
   volumes?: (string | { type?: string; source?: string; target?: string })[];
   ports?: (string | number | { target?: number; published?: string | number })[];
@@ -34,7 +39,16 @@ function service(name: string): Service {
   return s;
 }
 
+function envFiles(s: Service): string[] {
+  return s.env_file === undefined ? [] : Array.isArray(s.env_file) ? s.env_file : [s.env_file];
+}
+
+/** The service's environment as compose loads it: its env files, then `environment:` on top. */
 function env(s: Service): Record<string, string> {
+  return { ...readEnvFiles(envFiles(s).map((f) => join(ROOT, f))), ...ownEnv(s) };
+}
+
+function ownEnv(s: Service): Record<string, string> {
   const e = s.environment ?? {};
   if (Array.isArray(e)) {
     return Object.fromEntries(
@@ -261,5 +275,35 @@ describe('docker-compose stack', () => {
       .split('\n')
       .map((l) => l.trim());
     for (const entry of ['node_modules', '.git']) expect(ignored).toContain(entry);
+  });
+
+  it('19: each service reads the same env files as `npm run stack` does', () => {
+    for (const [name, files] of Object.entries(SERVICE_ENV_FILES)) {
+      expect(envFiles(service(name)), name).toEqual(files);
+      for (const f of files) expect(existsSync(join(ROOT, f)), f).toBe(true);
+    }
+  });
+
+  it("19: compose's own environment names only addresses, ports, paths and secrets", () => {
+    for (const name of Object.keys(SERVICE_ENV_FILES) as ServiceName[]) {
+      const extra = Object.keys(ownEnv(service(name))).filter((k) => !TOPOLOGY[name].includes(k));
+      expect(extra, `${name}: settings belong in ${SERVICE_ENV_FILES[name].join(', ')}`).toEqual([]);
+    }
+  });
+
+  it('19: every HERALD_* setting in the env files is one Herald reads', () => {
+    const known = new Set([...Object.keys(configSchema.shape), ...HERALD_VARIABLES_READ_ELSEWHERE]);
+    for (const name of ['herald-worker', 'herald-api'] as const) {
+      const names = Object.keys(readEnvFiles(SERVICE_ENV_FILES[name].map((f) => join(ROOT, f))));
+      for (const n of names) expect(known.has(n), `${name}: ${n}`).toBe(true);
+    }
+  });
+
+  it('19: compose pins the Temporal server and Web UI releases the stack builds and tests', () => {
+    const version = (image: string | undefined) => /:\$\{[A-Z_]+:-([^}]+)\}$/.exec(image ?? '')?.[1];
+    expect(`v${version(service('temporal').image)}`).toBe(TEMPORAL_SERVER_VERSION);
+    expect(`v${version(service('temporal-schema').image)}`).toBe(TEMPORAL_SERVER_VERSION);
+    expect(`v${version(service('herald-temporal-setup').image)}`).toBe(TEMPORAL_SERVER_VERSION);
+    expect(`v${version(service('temporal-ui').image)}`).toBe(TEMPORAL_UI_SERVER_VERSION);
   });
 });
