@@ -1,12 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { ServiceError, isGrpcServiceError, type Client } from '@temporalio/client';
+import { NamespaceNotFoundError, ServiceError, isGrpcServiceError, type Client } from '@temporalio/client';
 import { HTTPException } from 'hono/http-exception';
 import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
 import { Directory } from './directory.js';
 import { ProblemError, problem } from './problem.js';
-import { adminRouter } from './routes/admin.js';
+import { adminRouter } from './routes/admin.handlers.js';
 import { deadLettersRouter } from './routes/dead-letters.js';
 import { deliveriesRouter } from './routes/deliveries.js';
 import { endpointsRouter } from './routes/endpoints.js';
@@ -14,10 +14,10 @@ import { endpointAttemptsRouter } from './routes/endpoint-attempts.js';
 import { eventsRouter } from './routes/events.js';
 import { replayRouter } from './routes/replay.js';
 import { forwardsRouter } from './routes/forwards.js';
-import { ingestRouter } from './routes/ingest.js';
+import { ingestRouter } from './routes/ingest.handlers.js';
 import { sourcesRouter } from './routes/sources.js';
 import { SourceCache } from '../inbound/source-cache.js';
-import { transformationsRouter } from './routes/transformations.js';
+import { transformationsRouter } from './routes/transformations.handlers.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
 import type { Transformer } from '../transform/send.js';
 import type { Resolver } from '../activities/http-sender.js';
@@ -113,9 +113,10 @@ export function createApp(deps: AppDeps) {
         malformed ? 'The request body is not valid JSON' : err.message || 'Bad request',
       );
     }
-    // Temporal did not answer in time (a busy worker behind a query, a restarting server):
-    // nothing was accepted, and the same request can simply be sent again.
-    if (err instanceof ServiceError || isGrpcServiceError(err))
+    // Temporal did not answer in time (a busy worker behind a query, a restarting server),
+    // or does not serve the namespace: nothing was accepted, and the same request can simply
+    // be sent again.
+    if (err instanceof ServiceError || isGrpcServiceError(err) || err instanceof NamespaceNotFoundError)
       return problem(c, 503, 'temporal_unavailable', 'Temporal did not answer in time; retry the request');
     console.error('[herald:api] unhandled error', err);
     return problem(c, 500, 'internal_error', 'Herald could not complete the request');

@@ -1,14 +1,29 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config.js';
 import type { Directory } from './directory.js';
 import { hashSecret, parseApiKey, sameHash, sameSecret } from './keys.js';
-import { problem } from './problem.js';
+import { fail, problem } from './problem.js';
 
 export type TenantEnv = { Variables: { tenantId: string } };
 
 function bearer(header: string | undefined): string | undefined {
   const m = /^Bearer\s+(\S+)$/i.exec(header ?? '');
   return m?.[1];
+}
+
+/**
+ * The tenant's active keys; none for a tenant Temporal does not know. Anything else that
+ * keeps Temporal from telling (unreachable, timed out, a namespace it does not serve) says
+ * nothing about the key: it is a 503, and the client keeps a key a 401 would make it drop.
+ */
+async function keysOf(directory: Directory, tenantId: string, c: Context) {
+  try {
+    return await directory.tenantKeys(tenantId);
+  } catch (err) {
+    console.error('[herald:api] API keys could not be read', err);
+    c.header('retry-after', '1');
+    return fail(503, 'temporal_unavailable', 'Temporal did not answer; retry the request');
+  }
 }
 
 /** Tenants authenticate with `Authorization: Bearer <api key>`; only hashes are compared. */
@@ -19,10 +34,8 @@ export function tenantAuth(directory: Directory): MiddlewareHandler<TenantEnv> {
     const deny = () =>
       problem(c, 401, 'unauthorized', 'A valid API key is required', 'Send Authorization: Bearer <api key>.');
     if (!parsed) return deny();
-    // Issue 13.6: an unknown tenant has no keys (and is remembered for a while); a Temporal
-    // that cannot answer rejects, and the app's error handler answers 503: the key may well
-    // be valid, and a client told 401 would drop it.
-    const keys = await directory.tenantKeys(parsed.tenantId);
+    // Issue 13.6: an unknown tenant has no keys (and is remembered for a while).
+    const keys = await keysOf(directory, parsed.tenantId, c);
     const hash = hashSecret(parsed.secret);
     if (!keys.some((k) => k.keyId === parsed.keyId && sameHash(k.hash, hash))) return deny();
     c.set('tenantId', parsed.tenantId);
