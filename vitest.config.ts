@@ -18,6 +18,7 @@ export default defineConfig({
             'test/workflows/**/*.test.ts',
             'test/integration/**/*.test.ts',
             'test/security/integration/**/*.test.ts',
+            'test/observability/**/*.test.ts',
           ],
           globalSetup: ['test/setup/global-setup.ts'],
           testTimeout: 120_000,

@@ -74,6 +74,17 @@ export const configSchema = z.object({
   HERALD_SMTP_PASS: z.string().min(1).optional(),
   HERALD_SMTP_FROM: z.string().min(3).default('Herald <herald@localhost>'),
   HERALD_LOG_LEVEL: z.enum(['debug', 'info', 'warn', 'error']).default('info'),
+  // Issue 20: one listener per process for GET /metrics (Prometheus text), /healthz and
+  // /readyz, on loopback by default: metrics name tenants' presets and codes. `0` or `false`
+  // turns it off (tests run many processes side by side).
+  HERALD_METRICS_PORT: z.preprocess((v) => (v === 'false' ? '0' : v), port).default(9464),
+  HERALD_METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  // Issue 20: the Temporal SDK's own Prometheus exporter (task slots, poll latency,
+  // schedule-to-start), always on loopback; /metrics appends its text. Unset: metrics port + 1.
+  HERALD_SDK_METRICS_PORT: port.optional(),
+  // Issue 20: tenant and endpoint labels on delivery metrics. Off by default: every endpoint
+  // would be a new series in every counter, which is what sinks a Prometheus server.
+  HERALD_METRICS_TENANT_LABELS: bool('false'),
   // Issue 13.6: publishes (POST /v1/events) per tenant, a token bucket per API process;
   // over it, 429 rate_limited with Retry-After. Far above what the benchmarks publish (~60/s).
   HERALD_PUBLISH_RATE_PER_SECOND: z.coerce.number().positive().default(1000),

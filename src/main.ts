@@ -3,7 +3,7 @@
 // stops cleanly on Ctrl-C.
 import { msToTs } from '@temporalio/common/lib/time.js';
 import { Client } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { ensureDevServer } from '../scripts/ensure-servers.mjs';
 import { startApi } from './api/server.js';
@@ -23,7 +23,12 @@ import { createHeraldWorker } from './worker.js';
 import { devAllowancesFor, describeDevAllowances } from './dev-allowances.js';
 import { heraldOwnPorts, temporalHttpPort, temporalMetricsPort } from './own-ports.js';
 
-const log = (msg: string) => console.log(`[herald] ${msg}`);
+import { configureObservability, openObservabilityListener } from './observability/process.js';
+import { installSdkRuntime } from './observability/sdk-runtime.js';
+import { temporalReachable, workerPolling } from './observability/readiness.js';
+import { errorFields, log as logger } from './observability/log.js';
+
+const log = (msg: string) => logger.info(msg);
 
 async function main() {
   // Issue 13.3: the development allowances apply only with the embedded server and the API
@@ -43,6 +48,7 @@ async function main() {
       randomBytes(32).toString('base64url'),
     );
   const config = loadConfig(env);
+  configureObservability(config);
   // Issue 13.1: on a cluster Herald did not start, no codec keys means no start.
   assertHistoryEncrypted(config);
   // Issue 13.2: the codec on its own listener, up before the UI that calls it; the
@@ -58,7 +64,8 @@ async function main() {
     log(
       `codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
     );
-  Runtime.install({ logger: new DefaultLogger(config.HERALD_LOG_LEVEL === 'debug' ? 'DEBUG' : 'WARN') });
+  // Issue 20: the SDK logs through Herald's JSON logger and exports its metrics for /metrics.
+  installSdkRuntime(config);
   log(describeDevAllowances(allowances));
   log(`deliveries to Herald's own ports are refused: ${heraldOwnPorts(config).join(', ')}`);
   let devServer: DevServer | undefined;
@@ -119,6 +126,12 @@ async function main() {
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);
   if (embedded && !process.env.HERALD_OPERATOR_KEY)
     log(`operator key for /v1/admin: export HERALD_OPERATOR_KEY=$(cat ${resolve(operatorKeyFile)})`);
+  // Issue 20: one /metrics, /healthz, /readyz listener for the worker and the API.
+  const observability = await openObservabilityListener(
+    config,
+    [temporalReachable(workerConnection), workerPolling(worker)],
+    { sdkMetrics: true },
+  );
   log(`worker polling task queue "${config.HERALD_TASK_QUEUE}"`);
 
   let stopping = false;
@@ -128,6 +141,7 @@ async function main() {
     log(`${signal}: stopping API, worker and Temporal`);
     await api.close();
     await codecServer?.close();
+    await observability?.close();
     // The SDK also reacts to SIGINT/SIGTERM itself; only ask once.
     if (worker.getState() === 'RUNNING') worker.shutdown();
   };
@@ -153,6 +167,9 @@ async function main() {
 }
 
 main().catch((err) => {
-  console.error(err instanceof ConfigError ? err.message : err);
+  logger.error(
+    err instanceof ConfigError ? err.message : 'Herald failed',
+    err instanceof ConfigError ? {} : errorFields(err),
+  );
   process.exit(1);
 });

@@ -15,6 +15,12 @@ export function temporalMetricsPort(config: Config): number {
   return config.HERALD_TEMPORAL_METRICS_PORT ?? config.HERALD_TEMPORAL_PORT + 11;
 }
 
+/** Issue 20: the SDK's Prometheus exporter, on loopback; off with the metrics listener. */
+export function sdkMetricsPort(config: Config): number | undefined {
+  if (!config.HERALD_METRICS_PORT) return undefined;
+  return config.HERALD_SDK_METRICS_PORT ?? config.HERALD_METRICS_PORT + 1;
+}
+
 /** The port of `host:port`, `[v6]:port` or a URL; undefined when it names none. */
 function portOf(address: string): number | undefined {
   const m = /:(\d{1,5})\/?$/.exec(address.trim());
@@ -31,6 +37,9 @@ export function heraldOwnPorts(config: Config): number[] {
     temporalHttpPort(config),
     temporalMetricsPort(config),
     config.HERALD_TEMPORAL_UI_PORT,
+    // Issue 20: /metrics, /healthz, /readyz and the SDK's exporter behind them.
+    config.HERALD_METRICS_PORT,
+    sdkMetricsPort(config),
     // A cluster Herald did not start may still run on this machine.
     config.TEMPORAL_ADDRESS ? portOf(config.TEMPORAL_ADDRESS) : undefined,
     // An SMTP relay on loopback would take a POST body's lines as commands.

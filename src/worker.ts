@@ -13,8 +13,22 @@ import { parseCidrList } from './policy/address.js';
 import { heraldOwnPorts } from './own-ports.js';
 import { assertPresetsFit } from './deliveries/policy-resolver.js';
 import { TransformSandbox, sandboxOptionsFrom } from './transform/sandbox.js';
+import { metricsSinks } from './observability/worker-sinks.js';
+import type { HeraldMetrics } from './observability/metrics.js';
+import { workerTracingPlugins } from './observability/tracing.js';
+import { installSdkRuntime } from './observability/sdk-runtime.js';
+import { configureObservability, openObservabilityListener } from './observability/process.js';
+import { temporalReachable, workerPolling } from './observability/readiness.js';
+import { errorFields, log } from './observability/log.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+/**
+ * Issue 20: bundled with the workflows; they watch deliveries and endpoints for metrics and
+ * add no command. A prebuilt bundle must name them too (`bundleWorkflowCode({ workflowInterceptorModules })`).
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  fileURLToPath(new URL('./observability/workflow-interceptors.ts', import.meta.url)),
+];
 
 export interface HeraldWorkerOptions {
   connection: NativeConnection;
@@ -26,6 +40,8 @@ export interface HeraldWorkerOptions {
   /** Prebuilt bundle, so test suites bundle the workflows once. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   workerOptions?: Partial<WorkerOptions>;
+  /** Where the workflows' metrics go; the process's registry by default. */
+  metrics?: HeraldMetrics;
 }
 
 export async function createHeraldWorker(opts: HeraldWorkerOptions) {
@@ -55,9 +71,10 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     mailer,
     sendWebhook: createWebhookSenderFromHttpSender(createHttpSender(httpDeps)),
     now: httpDeps.now,
+    metrics: opts.metrics,
   });
   // R-RH-TRANSFORM: evaluator processes start on first use and end with the worker.
-  const transforms = new TransformSandbox(sandboxOptionsFrom(config));
+  const transforms = new TransformSandbox(sandboxOptionsFrom(config), opts.metrics);
   const activities = createActivities({
     ...httpDeps,
     client: opts.client,
@@ -76,6 +93,10 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Sends wait on receivers, not on this CPU: many can be in flight at once.
     maxConcurrentActivityTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES,
+    ...(opts.workflowBundle ? {} : { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
+    sinks: metricsSinks(opts.metrics),
+    // Issue 20: traces only with OTEL_EXPORTER_OTLP_ENDPOINT set.
+    plugins: workerTracingPlugins(),
     ...opts.workerOptions,
   });
   return {
@@ -92,6 +113,9 @@ async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the worker on its own');
   assertHistoryEncrypted(config);
+  configureObservability(config);
+  // Before any NativeConnection: the SDK's logs and metrics are configured at install.
+  installSdkRuntime(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const { client } = await connectClient(
     config.TEMPORAL_ADDRESS,
@@ -99,14 +123,26 @@ async function main() {
     dataConverterFor(config),
   );
   const { worker, close } = await createHeraldWorker({ connection, config, client });
+  const listener = await openObservabilityListener(
+    config,
+    [temporalReachable(connection), workerPolling(worker)],
+    {
+      sdkMetrics: true,
+    },
+  );
+  log.info(`worker polling task queue ${config.HERALD_TASK_QUEUE}`);
   await worker.run();
+  await listener?.close();
   await close();
   await connection.close();
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((err) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    log.error(
+      err instanceof ConfigError ? err.message : 'worker failed',
+      err instanceof ConfigError ? {} : errorFields(err),
+    );
     process.exit(1);
   });
 }

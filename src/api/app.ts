@@ -4,6 +4,7 @@ import { HTTPException } from 'hono/http-exception';
 import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
+import { requestObservability } from '../observability/api-requests.js';
 import { Directory } from './directory.js';
 import { ProblemError, problem } from './problem.js';
 import { adminRouter } from './routes/admin.handlers.js';
@@ -49,6 +50,8 @@ export function createApp(deps: AppDeps) {
   const sandbox = deps.sandbox ?? new TransformSandbox(sandboxOptionsFrom(deps.config));
   const routerDeps = { ...deps, directory, sandbox };
   const app = new OpenAPIHono();
+  // Issue 20: counts and times publish and ingest answers, 413s included; reads no body.
+  app.use('*', requestObservability());
   // Issue 13.4: first of all, so no route (nor the authentication before it) reads more
   // of a body than its limit, however the body is sent.
   app.use('*', requestBodyLimit());

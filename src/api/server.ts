@@ -6,9 +6,14 @@ import { connectClient } from '../temporal/connect.js';
 import { assertHistoryEncrypted, dataConverterFor } from '../temporal/data-converter.js';
 import { createApp } from './app.js';
 import { startCodecServer } from './codec-server.js';
+import { tracedClient } from '../observability/tracing.js';
+import { configureObservability, openObservabilityListener } from '../observability/process.js';
+import { temporalReachable } from '../observability/readiness.js';
+import { errorFields, log } from '../observability/log.js';
 
 export function startApi(client: Client, config: Config, opts: { eagerStart?: boolean } = {}) {
-  const app = createApp({ client, config, eagerStart: opts.eagerStart });
+  // Issue 20: with tracing on, every workflow a request starts joins the request's trace.
+  const app = createApp({ client: tracedClient(client, config), config, eagerStart: opts.eagerStart });
   const server = serve({ fetch: app.fetch, hostname: config.HERALD_API_HOST, port: config.HERALD_API_PORT });
   return {
     server,
@@ -20,23 +25,29 @@ async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
   assertHistoryEncrypted(config);
+  configureObservability(config);
   // Issue 13.2: the Web UI's codec, on its own listener (never the API's port).
   if (startCodecServer(config))
-    console.log(
-      `[herald] codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
+    log.info(
+      `codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
     );
-  const { client } = await connectClient(
+  const { client, connection } = await connectClient(
     config.TEMPORAL_ADDRESS,
     config.TEMPORAL_NAMESPACE,
     dataConverterFor(config),
   );
   startApi(client, config);
-  console.log(`[herald] API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
+  // The API process has no worker: ready is Temporal answering.
+  await openObservabilityListener(config, [temporalReachable(connection)]);
+  log.info(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
   main().catch((err) => {
-    console.error(err instanceof ConfigError ? err.message : err);
+    log.error(
+      err instanceof ConfigError ? err.message : 'API failed',
+      err instanceof ConfigError ? {} : errorFields(err),
+    );
     process.exit(1);
   });
 }

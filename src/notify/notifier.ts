@@ -1,5 +1,6 @@
 import type { createHttpSender } from '../activities/http-sender.js';
 import type { Mailer } from './mailer.js';
+import { heraldMetrics, type HeraldMetrics } from '../observability/metrics.js';
 import {
   isoTime,
   operationalEventId,
@@ -29,6 +30,8 @@ export interface NotifierDeps {
   mailer?: Mailer;
   sendWebhook?: SendWebhook;
   now: () => Date;
+  /** Issue 20: notices sent and failed, by channel; the process's registry by default. */
+  metrics?: HeraldMetrics;
 }
 
 export type EmailOutcome = { messageId: string } | { error: string; detail?: string };
@@ -148,6 +151,9 @@ export function createNotifier(deps: NotifierDeps) {
         args.operationalWebhook ? sendHook(args.notice, ctx, args.operationalWebhook) : undefined,
       ]);
       const result: NotifyResult = {};
+      const metrics = deps.metrics ?? heraldMetrics;
+      if (email) metrics.notices.inc({ channel: 'email', result: 'messageId' in email ? 'sent' : 'failed' });
+      if (webhook) metrics.notices.inc({ channel: 'webhook', result: webhook.ok ? 'sent' : 'failed' });
       if (email) result.email = email;
       if (webhook) result.webhook = webhook;
       return result;

@@ -10,6 +10,8 @@ import {
   type TransformInput,
 } from './expression.js';
 
+import { heraldMetrics, type HeraldMetrics } from '../observability/metrics.js';
+
 /** The evaluator's code: plain .mjs, so tsx, vitest and node all run it without a loader. */
 export const SANDBOX_ENTRY = fileURLToPath(new URL('./sandbox-child.mjs', import.meta.url));
 const JSONATA_DIR = dirname(createRequire(import.meta.url).resolve('jsonata/package.json'));
@@ -84,7 +86,11 @@ export class TransformSandbox {
   /** Processes that died before they were ready, in a row: the entry file cannot load. */
   private startFailures = 0;
 
-  constructor(options: SandboxOptions = {}) {
+  constructor(
+    options: SandboxOptions = {},
+    /** Issue 20: failures and the wait for a free process are counted here. */
+    private readonly metrics: HeraldMetrics = heraldMetrics,
+  ) {
     this.options = { ...SANDBOX_DEFAULTS, ...stripUndefined(options) };
   }
 
@@ -94,8 +100,9 @@ export class TransformSandbox {
     event: EventEnvelope & { headers?: Record<string, string> },
   ): Promise<TransformOutcome> {
     const out = await this.evaluate(expression, transformInput(event));
-    if (!out.ok) return out;
-    return interpretResult(out.json);
+    const result: TransformOutcome = out.ok ? interpretResult(out.json) : out;
+    if (!result.ok) this.metrics.transformFailures.inc({ reason: result.busy ? 'busy' : 'failed' });
+    return result;
   }
 
   /** Evaluates `expression` against `input`; the JSON text of the result, or why not. */
@@ -149,6 +156,7 @@ export class TransformSandbox {
 
   private dispatch(slot: Slot, task: Task) {
     clearTimeout(task.queueTimer);
+    this.metrics.transformPoolWait.observe((Date.now() - task.queuedAt) / 1000);
     slot.task = task;
     slot.timer = setTimeout(() => {
       // Past the wall-clock limit: whatever the process is doing (a loop, a regex, a

@@ -1,0 +1,37 @@
+// A small reader of the Prometheus text format, for tests that check scraped values.
+export interface Sample {
+  name: string;
+  labels: Record<string, string>;
+  value: number;
+}
+
+export function parseMetrics(text: string): Sample[] {
+  const out: Sample[] = [];
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const m = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})?\s+(\S+)/.exec(line);
+    if (!m) continue;
+    const labels: Record<string, string> = {};
+    for (const l of (m[2] ?? '').matchAll(/([a-zA-Z_][a-zA-Z0-9_]*)="((?:[^"\\]|\\.)*)"/g))
+      labels[l[1]!] = l[2]!;
+    out.push({ name: m[1]!, labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+/** The sum of every sample of `name` whose labels include `labels`. */
+export function sample(samples: Sample[], name: string, labels: Record<string, string>): number {
+  return samples
+    .filter((s) => s.name === name && Object.entries(labels).every(([k, v]) => s.labels[k] === v))
+    .reduce((sum, s) => sum + s.value, 0);
+}
+
+/** Every metric family name in a scrape (histograms by their base name too). */
+export function metricNames(samples: Sample[]): Set<string> {
+  const names = new Set<string>();
+  for (const s of samples) {
+    names.add(s.name);
+    names.add(s.name.replace(/_(bucket|sum|count)$/, ''));
+  }
+  return names;
+}
