@@ -167,6 +167,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     windowReplay: true,
     deliveryReplay: 'round',
     openSeconds: 30 * DAY,
+    openFrom: 'round_end',
   },
   smengo: {
     deadLetterList: true,
@@ -174,6 +175,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     windowReplay: false,
     deliveryReplay: 'none',
     openSeconds: 0,
+    openFrom: 'round_end',
   },
   railhook: {
     deadLetterList: true,
@@ -181,6 +183,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     windowReplay: true,
     deliveryReplay: 'round',
     openSeconds: 30 * DAY,
+    openFrom: 'round_end',
   },
   bird: {
     deadLetterList: false,
@@ -188,6 +191,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     windowReplay: true,
     deliveryReplay: 'none',
     openSeconds: 3 * DAY,
+    openFrom: 'round_end',
   },
   dongtien: {
     deadLetterList: true,
@@ -195,6 +199,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     windowReplay: true,
     deliveryReplay: 'round',
     openSeconds: 90 * DAY,
+    openFrom: 'created',
   },
 });
 
@@ -214,6 +219,7 @@ const NO_RECOVERY: RecoveryOffer = deepFreeze({
   windowReplay: false,
   deliveryReplay: 'none',
   openSeconds: 0,
+  openFrom: 'round_end',
 });
 
 /** The presets whose offer passes `test`, for a visibility clause (`HeraldPreset IN (...)`). */

@@ -1,5 +1,5 @@
 import { RECOVERY } from './presets.js';
-import type { PresetName } from './types.js';
+import type { DeliveryPolicy, PresetName } from './types.js';
 
 /**
  * How long a finished delivery stays open for dead-letter retry and replay (SPEC §3 "manual
@@ -9,6 +9,17 @@ import type { PresetName } from './types.js';
  */
 export function replayWindowSeconds(preset: PresetName): number {
   return RECOVERY[preset].openSeconds;
+}
+
+/**
+ * How long a delivery whose round just ended stays open (its policy's preset's offer), from
+ * `nowMs`; 0 or less closes it. Dong Tien's window runs from the event's creation, the
+ * others' from the end of the latest round.
+ */
+export function openAfterRoundMs(policy: Pick<DeliveryPolicy, 'preset'>, createdAtMs: number, nowMs: number): number {
+  const offer = RECOVERY[policy.preset];
+  const openMs = offer.openSeconds * 1000;
+  return offer.openFrom === 'created' ? createdAtMs + openMs - nowMs : openMs;
 }
 
 /** R-RH-DLQ: a dead-letter retry grants this many more attempts. */

@@ -103,4 +103,10 @@ export interface RecoveryOffer {
    * retention"); 0 closes it at once.
    */
   openSeconds: number;
+  /**
+   * Where `openSeconds` counts from: `round_end`, the end of the delivery's latest round
+   * (Bird's attempts live 3 days); `created`, the event's creation (Dong Tien keeps bodies
+   * 90 days from the event, so a replay cannot push its window further).
+   */
+  openFrom: 'round_end' | 'created';
 }

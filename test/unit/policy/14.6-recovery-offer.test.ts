@@ -15,6 +15,7 @@ describe('14.6 R-BIRD-REPLAY: the recovery offer is a field of each preset', () 
       windowReplay: true,
       deliveryReplay: 'none',
       openSeconds: 3 * DAY,
+      openFrom: 'round_end',
     });
   });
 
@@ -72,6 +73,7 @@ describe('14.6 R-BIRD-REPLAY: the recovery offer is a field of each preset', () 
         windowReplay: false,
         deliveryReplay: 'none',
         openSeconds: 0,
+        openFrom: 'round_end',
       });
   });
 
