@@ -53,6 +53,14 @@ describe('15 delivery workflow replays histories recorded before the reducer (de
       expect(fixtures.find((f) => f.name === name)!.runs[0]!.events).toContain('EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED');
   });
 
+  it('15: the recorded histories hold no signing secret in clear (the capture zeroes them)', () => {
+    for (const f of fixtures)
+      for (const r of f.runs) {
+        const text = Buffer.from(r.history, 'base64').toString('latin1');
+        expect(text.match(/whsec_(?!A{43}=)[A-Za-z0-9+/]+/g) ?? [], f.name).toEqual([]);
+      }
+  });
+
   it('15 R-CRASH: each recorded run replays on the new workflow code with no nondeterminism error', async () => {
     quietRuntime();
     const histories = fixtures.flatMap((f) =>
