@@ -26,6 +26,20 @@ export default defineConfig({
         },
       },
       {
+        // Issue 19: the production shape (real Temporal server on PostgreSQL, two worker
+        // processes, an API process), started once by its global setup; last and alone, so
+        // it never competes with the dev server for the two cores.
+        extends: true,
+        test: {
+          name: 'stack',
+          include: ['test/stack/**/*.test.ts'],
+          globalSetup: ['test/stack/global-setup.ts'],
+          sequence: { groupOrder: 2 },
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
         // Thousands of workflows at once: after everything else, alone, on a fresh server.
         extends: true,
         test: {
