@@ -27,6 +27,7 @@ const KEPT = [
   'sdkComponent',
   'attempt',
   'durationMs',
+  'state',
 ];
 
 export function sdkLogger(): SdkLogger {
