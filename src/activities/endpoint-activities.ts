@@ -2,7 +2,8 @@ import { ApplicationFailure, Context, heartbeat, sleep } from '@temporalio/activ
 import type { Client } from '@temporalio/client';
 import { isPermanentEmailError, isPermanentWebhookCode, type Notifier } from '../notify/notifier.js';
 import type { Notice, NoticeContext } from '../notify/notices.js';
-import { DELIVERY_WORKFLOW } from '../shared/names.js';
+import { boundedMap } from '../shared/bounded-map.js';
+import { pendingDeliveries } from '../store/visibility.js';
 import { deliveryStateQuery, drainTurnSignal, endDeliverySignal, wakeSignal } from '../shared/messages.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { OperationalWebhook, TestResult } from '../shared/endpoint-types.js';
@@ -22,22 +23,11 @@ export interface EndpointActivityDeps {
 const SIGNAL_CONCURRENCY = 32;
 
 /** Visibility query for an endpoint's deliveries still waiting to be sent. */
-export function pendingDeliveriesQuery(endpointId: string): string {
-  const id = endpointId.replace(/[^A-Za-z0-9_.:-]/g, '');
-  return `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldEndpoint = '${id}' AND HeraldStatus IN ('pending', 'processing') AND ExecutionStatus = 'Running'`;
-}
+export const pendingDeliveriesQuery = (endpointId: string): string => pendingDeliveries({ endpointId });
 
 function isUnimplemented(err: unknown): boolean {
   const GRPC_UNIMPLEMENTED = 12;
   return (err as { cause?: { code?: number } })?.cause?.code === GRPC_UNIMPLEMENTED;
-}
-
-async function forEachConcurrent<T>(items: T[], limit: number, fn: (t: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const workers = Array.from({ length: Math.min(limit, items.length) }, async () => {
-    while (next < items.length) await fn(items[next++]!);
-  });
-  await Promise.all(workers);
 }
 
 export function createEndpointActivities(deps: EndpointActivityDeps) {
@@ -59,7 +49,10 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
    * one. Returns -1 on a server without visibility (the Java time-skipping test server):
    * the endpoint's `endedBefore` rule still ends those deliveries at their next attempt.
    */
-  async function signalAllPending(endpointId: string, signal: (id: string) => Promise<void>): Promise<number> {
+  async function signalAllPending(
+    endpointId: string,
+    signal: (id: string) => Promise<void>,
+  ): Promise<number> {
     const done = new Set<string>();
     for (let pass = 0; pass < 5; pass++) {
       let listed: Array<{ id: string; startedAt: number }>;
@@ -71,7 +64,7 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
       }
       const fresh = listed.filter((d) => !done.has(d.id));
       if (fresh.length === 0) break;
-      await forEachConcurrent(fresh, SIGNAL_CONCURRENCY, async (d) => {
+      await boundedMap(fresh, SIGNAL_CONCURRENCY, async (d) => {
         // A delivery that just ended is no longer running: nothing to do.
         await signal(d.id).catch(() => undefined);
         done.add(d.id);
@@ -125,7 +118,8 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
         if (queue.length === 0) return { released: released.size, stopped: false };
         for (const d of queue) {
           const snap = await client.workflow.getHandle(args.endpointId).query(endpointSnapshotQuery);
-          if (!snap.health.draining || snap.health.status !== 'active') return { released: released.size, stopped: true };
+          if (!snap.health.draining || snap.health.status !== 'active')
+            return { released: released.size, stopped: true };
           const handle = client.workflow.getHandle(d.id);
           const before = (await handle.query(deliveryStateQuery)).attempts.length;
           await handle.signal(drainTurnSignal);
@@ -133,7 +127,8 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
           // Wait for its one send: a new attempt row, or the delivery ending.
           for (let i = 0; ; i++) {
             heartbeat({ released: released.size, current: d.id });
-            if (Context.current().cancellationSignal.aborted) return { released: released.size, stopped: true };
+            if (Context.current().cancellationSignal.aborted)
+              return { released: released.size, stopped: true };
             const s = await handle.query(deliveryStateQuery);
             const rows = s.attempts.slice(before);
             const sent = rows.find((r) => r.kind === 'attempt' || r.kind === 'refused');
@@ -143,7 +138,8 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
             }
             if (s.status !== 'pending' && s.status !== 'processing') break;
             // A stale read made it defer again: give it the turn once more.
-            if (rows.some((r) => r.kind === 'deferral') && i % 20 === 19) await handle.signal(drainTurnSignal);
+            if (rows.some((r) => r.kind === 'deferral') && i % 20 === 19)
+              await handle.signal(drainTurnSignal);
             await sleep(50);
           }
         }
@@ -160,7 +156,9 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
       // SPEC §4 emails on disable, suspend, degrade (and Bird's pause); a recovery is
       // news for machines, so it goes by operational webhook only.
       const emailTo =
-        args.notice === 'recovered' ? undefined : ((await deps.billingEmail?.(args.ctx.tenantId)) ?? args.createdBy);
+        args.notice === 'recovered'
+          ? undefined
+          : ((await deps.billingEmail?.(args.ctx.tenantId)) ?? args.createdBy);
       const r = await deps.notifier.notify({
         notice: args.notice,
         ctx: args.ctx,
@@ -170,8 +168,10 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
       const emailError = r.email && 'error' in r.email ? r.email.error : undefined;
       const webhookCode = r.webhook && !r.webhook.ok ? (r.webhook.code ?? 'webhook_error') : undefined;
       const retryable =
-        (emailError && !isPermanentEmailError(emailError)) || (webhookCode && !isPermanentWebhookCode(webhookCode));
-      if (retryable) throw ApplicationFailure.retryable(`notification not sent: ${emailError ?? webhookCode}`);
+        (emailError && !isPermanentEmailError(emailError)) ||
+        (webhookCode && !isPermanentWebhookCode(webhookCode));
+      if (retryable)
+        throw ApplicationFailure.retryable(`notification not sent: ${emailError ?? webhookCode}`);
       return {
         email: r.email ? ('messageId' in r.email ? 'sent' : r.email.error) : undefined,
         webhook: r.webhook ? (r.webhook.ok ? 'sent' : webhookCode) : undefined,
@@ -188,7 +188,11 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
     }): Promise<TestResult> {
       const at = deps.now();
       const id = `msg_test_${args.endpointId}_${at.getTime()}`;
-      const body = JSON.stringify({ type: 'endpoint.test', timestamp: at.toISOString(), data: { endpointId: args.endpointId } });
+      const body = JSON.stringify({
+        type: 'endpoint.test',
+        timestamp: at.toISOString(),
+        data: { endpointId: args.endpointId },
+      });
       const r = await deps.send({
         deliveryId: `test_${args.endpointId}_${at.getTime()}`,
         attempt: 1,
@@ -197,7 +201,13 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
         timeoutSeconds: args.timeoutSeconds,
         deliveryIdHeader: args.deliveryIdHeader,
       });
-      return { ok: r.code === undefined, at: at.getTime(), httpStatus: r.httpStatus, code: r.code, latencyMs: r.latencyMs };
+      return {
+        ok: r.code === undefined,
+        at: at.getTime(),
+        httpStatus: r.httpStatus,
+        code: r.code,
+        latencyMs: r.latencyMs,
+      };
     },
   };
 }

@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import type { HealthState } from '../health/types.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
+import { TtlCache } from '../shared/ttl-cache.js';
 
 /**
  * Deliveries read their endpoint through this cache, not with a query per attempt: a
@@ -10,24 +11,24 @@ import type { EndpointSnapshot } from '../shared/endpoint-types.js';
  * `afterSpacingMs` per endpoint per worker, shared by every delivery finishing meanwhile.
  */
 export class EndpointSnapshotCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<EndpointSnapshot> }>();
+  private readonly entries: TtlCache<EndpointSnapshot>;
   private readonly after = new Map<string, AfterSlot>();
 
   constructor(
     private readonly client: Client,
-    private readonly ttlMs = 1000,
+    ttlMs = 1000,
     private readonly now: () => number = Date.now,
     // A query is a round trip through matching and a billable action on Temporal Cloud:
     // under a burst, back-to-back after-reads would cost one per query latency (a few
     // ms), so outcomes wait up to this long to share one. Only the workflow's bookkeeping
     // waits: the receiver already has its request.
     private readonly afterSpacingMs = 100,
-  ) {}
+  ) {
+    this.entries = new TtlCache({ ttlMs, now });
+  }
 
   get(endpointId: string): Promise<EndpointSnapshot> {
-    const hit = this.entries.get(endpointId);
-    if (hit && this.now() - hit.at < this.ttlMs) return hit.value;
-    return this.query(endpointId);
+    return this.entries.get(endpointId, () => this.read(endpointId));
   }
 
   /**
@@ -77,14 +78,11 @@ export class EndpointSnapshotCache {
   }
 
   private query(endpointId: string): Promise<EndpointSnapshot> {
-    const value = this.client.workflow.getHandle(endpointId).query(endpointSnapshotQuery);
-    const entry = { at: this.now(), value };
-    this.entries.set(endpointId, entry);
-    value.catch(() => {
-      if (this.entries.get(endpointId) === entry) this.entries.delete(endpointId);
-    });
-    if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value as string);
-    return value;
+    return this.entries.set(endpointId, this.read(endpointId));
+  }
+
+  private read(endpointId: string): Promise<EndpointSnapshot> {
+    return this.client.workflow.getHandle(endpointId).query(endpointSnapshotQuery);
   }
 }
 

@@ -4,6 +4,8 @@ import type { AttemptRecord, DeliveryState } from '../shared/delivery-types.js';
 import { endpointViewQuery } from '../shared/endpoint-messages.js';
 import { deliveryStateQuery, replayDeliveryUpdate } from '../shared/messages.js';
 import { DELIVERY_WORKFLOW } from '../shared/names.js';
+import { SA_ENDPOINT, SA_STATUS, SA_TENANT } from '../shared/search-attributes.js';
+import { RUNNING, and, eq, isIn, ofType, startedAtOrBefore } from '../store/visibility.js';
 
 /** R-BIRD-REPLAY: one window replay covers at most this many (oldest) matches. */
 export const WINDOW_REPLAY_MAX_MATCHES = 10_000;
@@ -37,7 +39,6 @@ interface Progress {
   replayed: number;
 }
 
-const lit = (v: string) => `'${v.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 const BATCH = 16;
 
 /** Rows that are sends (an attempt, or a refusal to send); deferrals and lease losses are not. */
@@ -84,14 +85,14 @@ export function createReplayActivities(deps: { client?: Client }) {
 
       // Only finished deliveries can be replayed; a pending one still has its own schedule,
       // and a succeeded one was delivered. Nothing started after `until` attempted in it.
-      const query = [
-        `WorkflowType = ${lit(DELIVERY_WORKFLOW)}`,
-        `HeraldTenant = ${lit(input.tenantId)}`,
-        `HeraldEndpoint = ${lit(input.endpointId)}`,
-        `ExecutionStatus = 'Running'`,
-        `HeraldStatus IN ('exhausted', 'failed', 'dead')`,
-        `StartTime <= ${lit(new Date(untilMs).toISOString())}`,
-      ].join(' AND ');
+      const query = and(
+        ofType(DELIVERY_WORKFLOW),
+        eq(SA_TENANT, input.tenantId),
+        eq(SA_ENDPOINT, input.endpointId),
+        RUNNING,
+        isIn(SA_STATUS, ['exhausted', 'failed', 'dead']),
+        startedAtOrBefore(new Date(untilMs)),
+      );
       const all: Array<{ startMs: number; id: string }> = [];
       for await (const wf of client.workflow.list({ query, pageSize: 1000 })) {
         all.push({ startMs: wf.startTime.getTime(), id: wf.workflowId });

@@ -1,6 +1,7 @@
 import { heartbeat } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
-import { DELIVERY_WORKFLOW } from '../shared/names.js';
+import { TtlCache } from '../shared/ttl-cache.js';
+import { pendingDeliveries } from '../store/visibility.js';
 import { wakeSignal } from '../shared/messages.js';
 import { tenantViewQuery } from '../shared/tenant-messages.js';
 import type { TenantView } from '../shared/tenant-types.js';
@@ -11,23 +12,23 @@ export const INACTIVE_DEFERRAL_MS = 3_600_000;
 
 /** Tenant state read through a short cache, like endpoints: one query per tenant per TTL. */
 export class TenantCache {
-  private readonly entries = new Map<string, { at: number; value: Promise<TenantView | undefined> }>();
+  private readonly entries: TtlCache<TenantView | undefined>;
   constructor(
     private readonly client: Client,
-    private readonly ttlMs = 1000,
-  ) {}
+    ttlMs = 1000,
+  ) {
+    this.entries = new TtlCache({ ttlMs });
+  }
 
   get(tenantId: string, fresh = false): Promise<TenantView | undefined> {
-    const hit = this.entries.get(tenantId);
-    if (!fresh && hit && Date.now() - hit.at < this.ttlMs) return hit.value;
-    const value = this.client.workflow
-      .getHandle(tenantId)
-      .query(tenantViewQuery)
-      // Deliveries published straight through Temporal may name no tenant workflow.
-      .catch(() => undefined);
-    this.entries.set(tenantId, { at: Date.now(), value });
-    if (this.entries.size > 10_000) this.entries.delete(this.entries.keys().next().value as string);
-    return value;
+    if (fresh) this.entries.delete(tenantId);
+    return this.entries.get(tenantId, () =>
+      this.client.workflow
+        .getHandle(tenantId)
+        .query(tenantViewQuery)
+        // Deliveries published straight through Temporal may name no tenant workflow.
+        .catch(() => undefined),
+    );
   }
 }
 
@@ -35,7 +36,8 @@ export class TenantCache {
 export function subscriptionGate(cache: TenantCache): SendGate {
   return async (req) => {
     const tenant = await cache.get(req.tenantId, req.freshRead);
-    if (tenant && !tenant.subscriptionActive) return { code: 'subscription_inactive', retryInMs: INACTIVE_DEFERRAL_MS };
+    if (tenant && !tenant.subscriptionActive)
+      return { code: 'subscription_inactive', retryInMs: INACTIVE_DEFERRAL_MS };
     return undefined;
   };
 }
@@ -45,12 +47,14 @@ export function createTenantActivities(deps: { client?: Client }) {
     /** Reactivation: every deferred delivery of the tenant tries again now, not within the hour. */
     async wakeTenantDeliveries(args: { tenantId: string }): Promise<number> {
       if (!deps.client) throw new Error('tenant activities need a Temporal client in the worker');
-      const id = args.tenantId.replace(/[^A-Za-z0-9_.:-]/g, '');
-      const query = `WorkflowType = '${DELIVERY_WORKFLOW}' AND HeraldTenant = '${id}' AND HeraldStatus IN ('pending', 'processing') AND ExecutionStatus = 'Running'`;
+      const query = pendingDeliveries({ tenantId: args.tenantId });
       let n = 0;
       try {
         for await (const wf of deps.client.workflow.list({ query })) {
-          await deps.client.workflow.getHandle(wf.workflowId).signal(wakeSignal).catch(() => undefined);
+          await deps.client.workflow
+            .getHandle(wf.workflowId)
+            .signal(wakeSignal)
+            .catch(() => undefined);
           if (++n % 100 === 0) heartbeat(n);
         }
       } catch (err) {

@@ -6,6 +6,8 @@ import type { SourceSnapshot } from '../shared/source-types.js';
 import { SOURCE_ID } from './forwards.js';
 import { publicSourceId } from './source-ids.js';
 import { ExpiringSet } from '../shared/expiring-set.js';
+import { TtlCache } from '../shared/ttl-cache.js';
+import { RUNNING, and, isNull, ofType } from '../store/visibility.js';
 
 /**
  * `HeraldStatus` of a source workflow whose id is a public id (issue 13.7). Sources created
@@ -42,12 +44,11 @@ export interface SourceCacheOptions {
  * `/in/` finds nothing.
  */
 export class SourceCache {
-  private readonly found = new Map<string, { at: number; v: Promise<SourceSnapshot | undefined> }>();
+  private readonly found: TtlCache<SourceSnapshot | undefined>;
   private readonly unknown: ExpiringSet;
   /** Public id -> ingest id, so a change addressed by public id drops the right entry. */
   private readonly ingestOf = new Map<string, string>();
   private legacy?: { at: number; ids?: Set<string>; loading?: Promise<Set<string>> };
-  private readonly ttlMs: number;
   private readonly maxEntries: number;
   private readonly legacyRefreshMs: number;
 
@@ -55,7 +56,7 @@ export class SourceCache {
     private readonly client: Client,
     options: SourceCacheOptions = {},
   ) {
-    this.ttlMs = options.ttlMs ?? 1000;
+    this.found = new TtlCache({ ttlMs: options.ttlMs ?? 1000, max: options.maxEntries ?? 10_000 });
     this.unknown = new ExpiringSet(options.negativeTtlMs ?? 30_000, options.maxEntries ?? 10_000);
     this.maxEntries = options.maxEntries ?? 10_000;
     this.legacyRefreshMs = options.legacyRefreshMs ?? 60_000;
@@ -64,13 +65,8 @@ export class SourceCache {
   /** The source whose ingest URL is `/in/{ingestId}`; undefined when there is none. */
   get(ingestId: string): Promise<SourceSnapshot | undefined> {
     if (!SOURCE_ID.test(ingestId)) return Promise.resolve(undefined);
-    const now = Date.now();
     if (this.unknown.has(ingestId)) return Promise.resolve(undefined);
-    const hit = this.found.get(ingestId);
-    if (hit && now - hit.at < this.ttlMs) return hit.v;
-    const v = this.load(ingestId);
-    this.found.set(ingestId, { at: now, v });
-    bound(this.found, this.maxEntries);
+    const v = this.found.get(ingestId, () => this.load(ingestId));
     v.then(
       (s) => {
         if (s) {
@@ -78,12 +74,10 @@ export class SourceCache {
           bound(this.ingestOf, this.maxEntries);
           return;
         }
-        if (this.found.get(ingestId)?.v === v) this.found.delete(ingestId);
+        this.found.deleteIf(ingestId, v);
         this.unknown.add(ingestId);
       },
-      () => {
-        if (this.found.get(ingestId)?.v === v) this.found.delete(ingestId);
-      },
+      () => undefined,
     );
     return v;
   }
@@ -158,7 +152,7 @@ export class SourceCache {
 
   private async listLegacy(): Promise<Set<string>> {
     const ids = new Set<string>();
-    const query = `WorkflowType = '${SOURCE_WORKFLOW}' AND ExecutionStatus = 'Running' AND ${SA_STATUS.name} IS NULL`;
+    const query = and(ofType(SOURCE_WORKFLOW), RUNNING, isNull(SA_STATUS));
     for await (const wf of this.client.workflow.list({ query })) ids.add(wf.workflowId);
     return ids;
   }

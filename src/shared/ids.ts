@@ -12,3 +12,7 @@ export function deliveryIdFor(tenantId: string, eventId: string, endpointKey: st
 export function newEventId(): string {
   return `msg_${randomUUID().replace(/-/g, '')}`;
 }
+
+/** Id patterns: a lookup by an id of the wrong shape answers "not found" without asking Temporal. */
+export const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]+$/;
+export const ENDPOINT_ID = /^ep_[A-Za-z0-9]+$/;

@@ -1,5 +1,5 @@
 import { setTimeout as delay } from 'node:timers/promises';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
+import { decodePayloads } from '../../src/temporal/decode-payloads.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ReplayWindowInput } from '../../src/activities/replay-activities.js';
 import { createApp } from '../../src/api/app.js';
@@ -43,7 +43,7 @@ describe('14.7 R-BIRD-REPLAY: the default `since` of a window replay (dev server
         seen.add(wf.workflowId);
         const handle = w.client.workflow.getHandle(wf.workflowId);
         const started = (await handle.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
-        [input] = (await decodeArrayFromPayloads(
+        [input] = (await decodePayloads(
           w.client.options.loadedDataConverter,
           started?.input?.payloads,
         )) as ReplayWindowInput[];

@@ -1,6 +1,6 @@
 import { ServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { Directory } from '../../src/api/directory.js';
+import { Directory } from '../../src/store/directory.js';
 
 /** Just enough of a Temporal client: a visibility list and one query answer per endpoint. */
 function fakeClient(answers: Record<string, () => Promise<unknown>>) {

@@ -4,27 +4,23 @@ import { presetsOffering, recoveryOf } from '../../policy/policy.js';
 import type { DeliveryState } from '../../shared/delivery-types.js';
 import { NOT_A_DEAD_LETTER, retryDeadLetterUpdate } from '../../shared/messages.js';
 import type { TenantEnv } from '../auth.js';
-import { lit } from '../directory.js';
+import { eq } from '../../store/visibility.js';
+import { SA_ENDPOINT } from '../../shared/search-attributes.js';
 import { ProblemError, fail } from '../problem.js';
+import { boundedMap, tryEach } from '../../shared/bounded-map.js';
 import { problemResponse, router } from '../openapi.js';
 import {
-  attemptCount,
   deliveriesQuery,
-  deliveryIdSchema,
-  deliveryParams,
-  deliverySchema,
   deliveryState,
-  endpointIdSchema,
-  lastError,
   listAll,
-  mapLimit,
   newestDeliveries,
   ownedDelivery,
   presetIn,
-  presentState,
   updateFailureType,
-  type RouterDeps,
-} from './deliveries.js';
+} from '../../store/deliveries.js';
+import { attemptCount, lastError, presentState } from '../../shared/delivery-view.js';
+import { deliveryIdSchema, deliveryParams, deliverySchema, endpointIdSchema } from '../delivery-schemas.js';
+import type { RouterDeps } from '../router-deps.js';
 
 /** Most dead letters one bulk retry takes on. */
 export const BULK_RETRY_LIMIT = 1000;
@@ -91,7 +87,8 @@ export async function retryDeadLetter(
   tenantId: string,
   id: string,
 ): Promise<ReturnType<typeof presentState>> {
-  const { ref } = await ownedDelivery(client, tenantId, id);
+  const { ref } =
+    (await ownedDelivery(client, tenantId, id)) ?? fail(404, 'delivery_not_found', 'No such delivery');
   const offer = recoveryOf(ref.preset);
   if (!offer.deadLetterList) deadLettersNotOffered(ref.endpointId, ref.preset);
   const closed = () =>
@@ -162,10 +159,10 @@ export function deadLettersRouter(deps: RouterDeps) {
         tenantId,
         `HeraldStatus = 'exhausted'`,
         listedPresets(),
-        endpointId && `HeraldEndpoint = ${lit(endpointId)}`,
+        endpointId && eq(SA_ENDPOINT, endpointId),
       );
       const refs = await newestDeliveries(client, query, limit);
-      const rows = await mapLimit(refs, 16, async (ref) => {
+      const rows = await boundedMap(refs, 16, async (ref) => {
         const s = await deliveryState(client, ref.id);
         // Visibility lags: a delivery retried a moment ago is no longer a dead letter.
         if (!s || s.status !== 'exhausted') return undefined;
@@ -216,19 +213,16 @@ export function deadLettersRouter(deps: RouterDeps) {
                 BULK_RETRY_LIMIT,
               )
             ).map((r) => r.id);
-      const retried: string[] = [];
-      const failed: Array<{ id: string; code: string }> = [];
-      await mapLimit(ids, 8, async (id) => {
-        try {
-          await retryDeadLetter(client, tenantId, id);
-          retried.push(id);
-        } catch (err) {
-          if (!(err instanceof ProblemError)) {
-            console.error('[herald:api] dead-letter retry failed', id, err);
-            failed.push({ id, code: 'internal_error' });
-          } else failed.push({ id, code: err.code });
-        }
-      });
+      const { done: retried, failed } = await tryEach(
+        ids,
+        8,
+        async (id) => (await retryDeadLetter(client, tenantId, id), id),
+        {
+          codeOf: (e) => (e instanceof ProblemError ? e.code : undefined),
+          idOf: (id) => id,
+          what: 'dead-letter retry',
+        },
+      );
       return c.json({ retried, failed }, 202);
     },
   );

@@ -1,8 +1,13 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  type Client,
+} from '@temporalio/client';
 import type { Config } from '../../config.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
-import { eventFromDeliveries } from '../delivery-body.js';
+import { eventFromDeliveries } from '../../store/delivery-envelope.js';
 import { admitNewEvent } from '../../health/engine.js';
 import { DT_HOLD_LIMIT, DT_HOLD_OVERFLOW_CODE } from '../../health/index.js';
 import { reportHoldFull } from '../../deliveries/hold-overflow.js';
@@ -13,14 +18,15 @@ import type { DeliveryInput } from '../../shared/delivery-types.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../../shared/event-types.js';
 import { startDelivery } from '../../deliveries/start-delivery.js';
 import { deliveryIdFor, newEventId } from '../../shared/ids.js';
-import { DELIVERY_WORKFLOW, EVENT_WORKFLOW } from '../../shared/names.js';
+import { EVENT_WORKFLOW } from '../../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../../shared/search-attributes.js';
 import type { TenantEnv } from '../auth.js';
-import { lit, type Directory } from '../directory.js';
+import type { Directory } from '../../store/directory.js';
+import { and, eq, ofType, pendingDeliveries } from '../../store/visibility.js';
 import { fail, problem } from '../problem.js';
 import { TokenBuckets } from '../rate-limit.js';
 import { problemResponse, router } from '../openapi.js';
-import { publishSchema } from '../schemas.js';
+import { eventRowSchema, eventViewSchema, publishSchema } from '../schemas.js';
 
 export const MAX_EVENT_BYTES = 256 * 1024;
 /** Deeper JSON would overflow the stack of every recursive walk after it (JSON.stringify, codecs). */
@@ -90,7 +96,7 @@ export function eventsRouter(deps: {
   const heldCount = async (endpointId: string) => {
     const r = await client.workflowService.countWorkflowExecutions({
       namespace: client.options.namespace,
-      query: `WorkflowType = ${lit(DELIVERY_WORKFLOW)} AND HeraldEndpoint = ${lit(endpointId)} AND HeraldStatus IN ('pending', 'processing')`,
+      query: pendingDeliveries({ endpointId }),
     });
     return Number(r.count ?? 0);
   };
@@ -279,7 +285,7 @@ export function eventsRouter(deps: {
         200: {
           description: 'Events',
           content: {
-            'application/json': { schema: z.object({ data: z.array(z.object({}).passthrough()) }) },
+            'application/json': { schema: z.object({ data: z.array(eventRowSchema) }) },
           },
         },
       },
@@ -287,8 +293,7 @@ export function eventsRouter(deps: {
     async (c) => {
       const tenantId = c.get('tenantId');
       const { type, limit } = c.req.valid('query');
-      let query = `WorkflowType = ${lit(EVENT_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)}`;
-      if (type) query += ` AND HeraldEventType = ${lit(type)}`;
+      const query = and(ofType(EVENT_WORKFLOW), eq(SA_TENANT, tenantId), type && eq(SA_EVENT_TYPE, type));
       const data: Array<Record<string, unknown>> = [];
       for await (const wf of client.workflow.list({ query, pageSize: limit })) {
         const eventId = wf.typedSearchAttributes.get(SA_EVENT_ID);
@@ -320,7 +325,7 @@ export function eventsRouter(deps: {
       responses: {
         200: {
           description: 'The event',
-          content: { 'application/json': { schema: z.object({}).passthrough() } },
+          content: { 'application/json': { schema: eventViewSchema } },
         },
         404: problemResponse('No such event'),
       },
@@ -333,7 +338,10 @@ export function eventsRouter(deps: {
       try {
         rec = await handle.result();
       } catch (err) {
-        if (!(err instanceof WorkflowNotFoundError)) fail(404, 'event_not_found', 'No such event');
+        // A record that ended without a result (terminated) is no event; an unreachable
+        // Temporal is thrown on (503), never a 404.
+        if (err instanceof WorkflowFailedError) fail(404, 'event_not_found', 'No such event');
+        if (!(err instanceof WorkflowNotFoundError)) throw err;
         // Issue 14.11: the record is past the namespace retention (30 days); the event's
         // deliveries still carry its body (Dong Tien's stay open 90 days for replay).
         rec = await eventFromDeliveries(client, c.get('tenantId'), c.req.valid('param').eventId);

@@ -1,6 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import type { Config } from '../../config.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
 import { forwardBodyBytes, forwardHeaderList } from '../../inbound/forward-request.js';
@@ -15,25 +14,24 @@ import {
 import type { SourceCache } from '../../inbound/source-cache.js';
 import type { DeliveryInput, DeliveryStatus } from '../../shared/delivery-types.js';
 import { FORWARD_WORKFLOW } from '../../shared/names.js';
-import { SA_TENANT } from '../../shared/search-attributes.js';
+import { SA_ENDPOINT, SA_EVENT_TYPE, SA_STATUS, SA_TENANT } from '../../shared/search-attributes.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../../transform/sandbox.js';
 import { overrideHeaderList, transformForSend, type Transformer } from '../../transform/send.js';
 import type { TenantEnv } from '../auth.js';
-import { lit } from '../directory.js';
+import { startInputOf } from '../../store/delivery-envelope.js';
+import { and, eq, ofType } from '../../store/visibility.js';
 import { problemResponse, router } from '../openapi.js';
 import { ProblemError, fail } from '../problem.js';
+import { boundedMap, tryEach } from '../../shared/bounded-map.js';
 import {
-  DELIVERY_STATUSES,
-  attemptCount,
   deliveryState,
-  lastError,
-  mapLimit,
   newestDeliveries,
-  presentState,
   refOf,
   statusIn,
   type DeliveryRef,
-} from './deliveries.js';
+} from '../../store/deliveries.js';
+import { attemptCount, lastError, presentState } from '../../shared/delivery-view.js';
+import { DELIVERY_STATUSES, attemptSchema } from '../delivery-schemas.js';
 
 /** "Undelivered forwards" (Railhook's forward dead-letter list): forwards that gave up. */
 const UNDELIVERED: DeliveryStatus[] = ['exhausted', 'failed'];
@@ -95,7 +93,7 @@ const forwardSchema = z
     attemptBudget: z.number(),
     lastError: z.string().optional(),
     nextAttemptAt: z.string().optional(),
-    attempts: z.array(z.object({}).passthrough()),
+    attempts: z.array(attemptSchema),
   })
   .openapi('Forward');
 
@@ -111,18 +109,11 @@ const rowOf = (r: DeliveryRef) => ({
 });
 
 function forwardsQuery(tenantId: string, ...extra: Array<string | undefined>) {
-  return [`WorkflowType = ${lit(FORWARD_WORKFLOW)}`, `HeraldTenant = ${lit(tenantId)}`, ...extra]
-    .filter((s): s is string => !!s)
-    .join(' AND ');
+  return and(ofType(FORWARD_WORKFLOW), eq(SA_TENANT, tenantId), ...extra);
 }
 
-/** The forward's input (original request and body), read from its first history event. */
-async function forwardInputOf(client: Client, id: string): Promise<DeliveryInput | undefined> {
-  const history = await client.workflow.getHandle(id).fetchHistory();
-  const started = history.events?.[0]?.workflowExecutionStartedEventAttributes;
-  const [input] = await decodeArrayFromPayloads(client.options.loadedDataConverter, started?.input?.payloads);
-  return input as DeliveryInput | undefined;
-}
+/** The forward's input (original request and body): the first event of its history only. */
+const forwardInputOf = (client: Client, id: string) => startInputOf<DeliveryInput>(client, id);
 
 async function exists(client: Client, id: string): Promise<boolean> {
   try {
@@ -233,9 +224,9 @@ export function forwardsRouter(deps: {
       const q = c.req.valid('query');
       const query = forwardsQuery(
         c.get('tenantId'),
-        q.sourceId && `HeraldEventType = ${lit(q.sourceId)}`,
-        q.destinationId && `HeraldEndpoint = ${lit(q.destinationId)}`,
-        q.status && `HeraldStatus = ${lit(q.status)}`,
+        q.sourceId && eq(SA_EVENT_TYPE, q.sourceId),
+        q.destinationId && eq(SA_ENDPOINT, q.destinationId),
+        q.status && eq(SA_STATUS, q.status),
       );
       const refs = await newestDeliveries(client, query, q.limit);
       return c.json({ data: refs.map(rowOf) }, 200);
@@ -266,10 +257,10 @@ export function forwardsRouter(deps: {
       const query = forwardsQuery(
         c.get('tenantId'),
         statusIn(UNDELIVERED),
-        sourceId && `HeraldEventType = ${lit(sourceId)}`,
+        sourceId && eq(SA_EVENT_TYPE, sourceId),
       );
       const refs = await newestDeliveries(client, query, limit);
-      const rows = await mapLimit(refs, 16, async (ref) => {
+      const rows = await boundedMap(refs, 16, async (ref) => {
         const [s, retried] = await Promise.all([
           deliveryState(client, ref.id),
           exists(client, retryForwardId(ref.id)),
@@ -372,20 +363,19 @@ export function forwardsRouter(deps: {
     }),
     async (c) => {
       const tenantId = c.get('tenantId');
-      const retried: Array<{ id: string; retryOf: string }> = [];
-      const failed: Array<{ id: string; code: string }> = [];
-      await mapLimit([...new Set(c.req.valid('json').ids)], 8, async (id) => {
-        try {
+      const { done: retried, failed } = await tryEach(
+        [...new Set(c.req.valid('json').ids)],
+        8,
+        async (id) => {
           const r = await retryOne(tenantId, id);
-          retried.push({ id: r.id, retryOf: r.retryOf });
-        } catch (err) {
-          if (err instanceof ProblemError) failed.push({ id, code: err.code });
-          else {
-            console.error('[herald:api] forward retry failed', id, err);
-            failed.push({ id, code: 'internal_error' });
-          }
-        }
-      });
+          return { id: r.id, retryOf: r.retryOf };
+        },
+        {
+          codeOf: (e) => (e instanceof ProblemError ? e.code : undefined),
+          idOf: (id) => id,
+          what: 'forward retry',
+        },
+      );
       return c.json({ retried, failed }, 202);
     },
   );

@@ -12,28 +12,25 @@ import { SA_ENDPOINT, SA_TENANT } from '../../shared/search-attributes.js';
 import { admitReplayUpdate } from '../../shared/tenant-messages.js';
 import type { ReplayKind } from '../../shared/tenant-types.js';
 import type { TenantEnv } from '../auth.js';
-import { lit, type Directory } from '../directory.js';
+import type { Directory } from '../../store/directory.js';
+import { eq } from '../../store/visibility.js';
 import { newId } from '../keys.js';
 import { ProblemError, fail } from '../problem.js';
+import { boundedMap, tryEach } from '../../shared/bounded-map.js';
 import { problemResponse, router } from '../openapi.js';
 import {
-  attemptCount,
   deliveriesQuery,
-  deliveryParams,
-  deliverySchema,
   deliveryState,
-  endpointIdSchema,
-  lastError,
   listAll,
-  mapLimit,
   ownedDelivery,
   presetIn,
-  presentState,
   statusIn,
   updateFailureType,
   type DeliveryRef,
-  type RouterDeps,
-} from './deliveries.js';
+} from '../../store/deliveries.js';
+import { attemptCount, lastError, presentState } from '../../shared/delivery-view.js';
+import { deliveryParams, deliverySchema, endpointIdSchema } from '../delivery-schemas.js';
+import type { RouterDeps } from '../router-deps.js';
 
 const HOUR_MS = 3_600_000;
 const DAY_MS = 24 * HOUR_MS;
@@ -175,13 +172,9 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
     const mode = replayModeOf(ref);
     // Issue 14.11: say which window closed; Dong Tien's is the 90 days its bodies are kept.
     const expired = () =>
-      fail(
-        410,
-        'replay_window_expired',
-        'This delivery can no longer be replayed',
-        replayWindowDetail(ref),
-        { createdAt: ref.createdAt },
-      );
+      fail(410, 'replay_window_expired', 'This delivery can no longer be replayed', replayWindowDetail(ref), {
+        createdAt: ref.createdAt,
+      });
     if (!ref.open || Date.now() - ref.startMs > REPLAY_MAX_AGE_MS) expired();
     try {
       return await client.workflow
@@ -202,7 +195,7 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
 
   /** Failed deliveries grouped as R-DT-REPLAY shows them before a bulk replay. */
   const group = async (tenantId: string, endpointId?: string) => {
-    const scope = endpointId && `HeraldEndpoint = ${lit(endpointId)}`;
+    const scope = endpointId && eq(SA_ENDPOINT, endpointId);
     // Only deliveries whose preset replays one delivery at a time (not Bird's window).
     const running = `ExecutionStatus = 'Running' AND ${presetIn(presetsOffering((o) => o.deliveryReplay !== 'none'))}`;
     const [failedRefs, pendingRefs] = await Promise.all([
@@ -225,7 +218,7 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
     const blocked: Grouped[] = [];
     const waiting: Grouped[] = [];
     const ready: Grouped[] = [];
-    await mapLimit([...failedRefs, ...pendingRefs], 16, async (ref) => {
+    await boundedMap([...failedRefs, ...pendingRefs], 16, async (ref) => {
       const state = await deliveryState(client, ref.id);
       if (!state) return;
       const finished = state.status === 'exhausted' || state.status === 'failed';
@@ -274,7 +267,9 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
     async (c) => {
       const tenantId = c.get('tenantId');
       // A request naming nothing of the tenant's is a 404 and spends no quota.
-      const { ref } = await ownedDelivery(client, tenantId, c.req.valid('param').id);
+      const { ref } =
+        (await ownedDelivery(client, tenantId, c.req.valid('param').id)) ??
+        fail(404, 'delivery_not_found', 'No such delivery');
       replayModeOf(ref);
       await admit(c, 'request');
       return c.json(presentState(ref, await replayOne(ref)), 202);
@@ -324,17 +319,16 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
       const tenantId = c.get('tenantId');
       await admit(c, 'request');
       const g = await group(tenantId, c.req.valid('query').endpointId);
-      const replayed: string[] = [];
-      const failed: Array<{ id: string; code: string }> = [];
-      await mapLimit(g.ready, 8, async ({ ref }) => {
-        try {
-          await replayOne(ref);
-          replayed.push(ref.id);
-        } catch (err) {
-          if (!(err instanceof ProblemError)) console.error('[herald:api] replay failed', ref.id, err);
-          failed.push({ id: ref.id, code: err instanceof ProblemError ? err.code : 'internal_error' });
-        }
-      });
+      const { done: replayed, failed } = await tryEach(
+        g.ready,
+        8,
+        async ({ ref }) => (await replayOne(ref), ref.id),
+        {
+          codeOf: (e) => (e instanceof ProblemError ? e.code : undefined),
+          idOf: ({ ref }) => ref.id,
+          what: 'replay',
+        },
+      );
       return c.json(
         {
           replayed,

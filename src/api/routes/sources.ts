@@ -24,13 +24,16 @@ import {
 } from '../../shared/source-messages.js';
 import type { Destination, SourceInput, SourceView, VerificationScheme } from '../../shared/source-types.js';
 import { generateSecret } from '../../signing/standard-webhooks.js';
-import { whsecSchema } from '../schemas.js';
+import { destinationSchema, sourceVerificationViewSchema, whsecSchema } from '../schemas.js';
 import type { TenantEnv } from '../auth.js';
-import { lit, type Directory } from '../directory.js';
+import type { Directory } from '../../store/directory.js';
+import { RUNNING, and, eq, ofType } from '../../store/visibility.js';
+import { unlessNotFound } from '../../store/not-found.js';
 import { problemResponse, router } from '../openapi.js';
 import { fail } from '../problem.js';
-import { mapLimit, updateFailureType } from './deliveries.js';
-import { checkTransformation } from './transformations.js';
+import { updateFailureType } from '../../store/deliveries.js';
+import { boundedMap } from '../../shared/bounded-map.js';
+import { checkTransformation } from '../transformation-check.js';
 
 /** Largest body an ingest URL accepts (a source may set less): well under Temporal's 2 MB payload limit. */
 export const MAX_INGEST_BODY_BYTES = 512 * 1024;
@@ -100,24 +103,13 @@ const patchSourceSchema = z
   })
   .openapi('PatchSource');
 
-const destinationSchema = z
-  .object({
-    destinationId: z.string(),
-    url: z.string(),
-    description: z.string().optional(),
-    policy: z.object({}).passthrough().optional(),
-    transformation: z.string().optional(),
-    createdAt: z.number(),
-  })
-  .openapi('Destination');
-
 const sourceSchema = z
   .object({
     sourceId: z.string(),
     tenantId: z.string(),
     name: z.string().optional(),
     description: z.string().optional(),
-    verification: z.object({ kind: z.string() }).passthrough(),
+    verification: sourceVerificationViewSchema,
     maxBodyBytes: z.number(),
     destinations: z.array(destinationSchema),
     createdAt: z.number(),
@@ -192,12 +184,8 @@ export function sourcesRouter(deps: {
 
   const owned = async (tenantId: string, id: string): Promise<SourceView> => {
     if (!SOURCE_ID.test(id)) fail(404, 'source_not_found', 'No such source');
-    let v: SourceView | undefined;
-    try {
-      v = await client.workflow.getHandle(id).query(sourceViewQuery);
-    } catch {
-      v = undefined;
-    }
+    // Only a source that does not exist is a 404; an unreachable Temporal is a 503.
+    const v = await unlessNotFound(client.workflow.getHandle(id).query(sourceViewQuery));
     // Another tenant's source and a missing one look the same.
     if (!v || v.tenantId !== tenantId || v.deleted) fail(404, 'source_not_found', 'No such source');
     return v;
@@ -299,9 +287,9 @@ export function sourcesRouter(deps: {
     async (c) => {
       const tenantId = c.get('tenantId');
       const ids: string[] = [];
-      const query = `WorkflowType = ${lit(SOURCE_WORKFLOW)} AND HeraldTenant = ${lit(tenantId)} AND ExecutionStatus = 'Running'`;
+      const query = and(ofType(SOURCE_WORKFLOW), eq(SA_TENANT, tenantId), RUNNING);
       for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
-      const views = await mapLimit(ids, 16, async (id) => {
+      const views = await boundedMap(ids, 16, async (id) => {
         try {
           const v = await client.workflow.getHandle(id).query(sourceViewQuery);
           return v.tenantId === tenantId && !v.deleted ? v : undefined;

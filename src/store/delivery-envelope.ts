@@ -1,10 +1,10 @@
 import { isGrpcServiceError, type Client } from '@temporalio/client';
-import { decodeArrayFromPayloads } from '@temporalio/common/lib/internal-non-workflow/codec-helpers.js';
 import type { DeliveryInput, EventEnvelope } from '../shared/delivery-types.js';
 import type { EventRecord } from '../shared/event-types.js';
 import { DELIVERY_WORKFLOW } from '../shared/names.js';
-import { SA_ENDPOINT } from '../shared/search-attributes.js';
-import { lit } from './directory.js';
+import { SA_ENDPOINT, SA_EVENT_ID, SA_TENANT } from '../shared/search-attributes.js';
+import { decodePayloads } from '../temporal/decode-payloads.js';
+import { and, eq, ofType } from './visibility.js';
 
 /**
  * Issue 14.11: where the API reads an event's body. The event record (`eventWorkflow`)
@@ -37,7 +37,7 @@ export async function startInputOf<T>(client: Client, workflowId: string): Promi
   }
   const started = page.history?.events?.[0]?.workflowExecutionStartedEventAttributes;
   if (!started) return undefined;
-  const [input] = await decodeArrayFromPayloads(client.options.loadedDataConverter, started.input?.payloads);
+  const [input] = await decodePayloads(client.options.loadedDataConverter, started.input?.payloads);
   return input as T | undefined;
 }
 
@@ -62,11 +62,7 @@ export async function eventFromDeliveries(
   tenantId: string,
   eventId: string,
 ): Promise<Omit<EventRecord, 'skipped'> | undefined> {
-  const query = [
-    `WorkflowType = ${lit(DELIVERY_WORKFLOW)}`,
-    `HeraldTenant = ${lit(tenantId)}`,
-    `HeraldEventId = ${lit(eventId)}`,
-  ].join(' AND ');
+  const query = and(ofType(DELIVERY_WORKFLOW), eq(SA_TENANT, tenantId), eq(SA_EVENT_ID, eventId));
   const deliveries: Array<{ id: string; endpointId: string }> = [];
   for await (const wf of client.workflow.list({ query, pageSize: 100 })) {
     deliveries.push({ id: wf.workflowId, endpointId: wf.typedSearchAttributes.get(SA_ENDPOINT) ?? '' });

@@ -1,0 +1,152 @@
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { endpointViewQuery } from '../shared/endpoint-messages.js';
+import type { EndpointView } from '../shared/endpoint-types.js';
+import { ENDPOINT_WORKFLOW } from '../shared/names.js';
+import { SA_TENANT } from '../shared/search-attributes.js';
+import { tenantKeysQuery, tenantViewQuery } from '../shared/tenant-messages.js';
+import type { TenantView } from '../shared/tenant-types.js';
+import { ExpiringSet } from '../shared/expiring-set.js';
+import { TtlCache } from '../shared/ttl-cache.js';
+import { ENDPOINT_ID } from '../shared/ids.js';
+import { unlessNotFound } from './not-found.js';
+import { RUNNING, and, eq, ofType } from './visibility.js';
+
+/** How long a tenant id Temporal does not know is answered 401 without asking again. */
+export const UNKNOWN_TENANT_TTL_MS = 10_000;
+/** Unknown tenant ids remembered at most (oldest dropped first), whatever a client makes up. */
+export const UNKNOWN_TENANT_MAX = 10_000;
+
+/**
+ * The API's read side over Temporal: entity workflows are queried, lists come from
+ * visibility. Short caches keep a burst of publishes from querying every endpoint each time.
+ */
+const liveEndpointsQuery = (tenantId: string) =>
+  and(ofType(ENDPOINT_WORKFLOW), eq(SA_TENANT, tenantId), RUNNING);
+
+export class Directory {
+  // A revoked key or a changed endpoint shows within the TTL, or within the time one
+  // refresh takes when the workflows behind them are busy (at most the stale limit).
+  private readonly keys = new TtlCache<Array<{ keyId: string; hash: string }>>({
+    ttlMs: 2000,
+    maxStaleMs: 30_000,
+  });
+  private readonly endpointLists = new TtlCache<EndpointView[]>({ ttlMs: 1000, maxStaleMs: 30_000 });
+  /**
+   * Issue 13.6: tenant ids with no tenant workflow. API keys carry their tenant id, so a
+   * made-up key for a made-up tenant would otherwise cost a query per request. Only "no
+   * such workflow" lands here: a Temporal that does not answer is an error (503), never
+   * an unknown tenant. Tenant ids are 96 random bits, so no tenant created later can have
+   * an id someone made up before; the admin route also clears the id it creates.
+   */
+  private readonly unknownTenants = new ExpiringSet(UNKNOWN_TENANT_TTL_MS, UNKNOWN_TENANT_MAX);
+
+  /**
+   * Endpoints this process created in the last minute. Visibility is eventually
+   * consistent, so a list right after a create may not show the new endpoint yet; a
+   * publish straight after creating one must still reach it.
+   */
+  private readonly created = new Map<string, Map<string, number>>();
+
+  constructor(readonly client: Client) {}
+
+  rememberCreated(tenantId: string, endpointId: string) {
+    let m = this.created.get(tenantId);
+    if (!m) this.created.set(tenantId, (m = new Map()));
+    m.set(endpointId, Date.now());
+    this.endpointLists.delete(tenantId);
+  }
+
+  private recentlyCreated(tenantId: string): string[] {
+    const m = this.created.get(tenantId);
+    if (!m) return [];
+    for (const [id, at] of m) if (Date.now() - at > 60_000) m.delete(id);
+    if (m.size === 0) this.created.delete(tenantId);
+    return [...m.keys()];
+  }
+
+  /**
+   * The tenant's active keys; none for a tenant that does not exist. Rejects when Temporal
+   * cannot tell (unreachable, timed out): the caller must not take that for "no keys".
+   */
+  async tenantKeys(tenantId: string): Promise<Array<{ keyId: string; hash: string }>> {
+    if (this.unknownTenants.has(tenantId)) return [];
+    try {
+      return await this.keys.get(tenantId, () =>
+        this.client.workflow.getHandle(tenantId).query(tenantKeysQuery),
+      );
+    } catch (err) {
+      if (!(err instanceof WorkflowNotFoundError)) throw err;
+      this.unknownTenants.add(tenantId);
+      return [];
+    }
+  }
+
+  /** After a key is added or revoked: the next request reads the tenant's keys afresh. */
+  forgetTenantKeys(tenantId: string) {
+    this.keys.delete(tenantId);
+    this.unknownTenants.delete(tenantId);
+  }
+
+  /** The tenant; undefined when it does not exist. A Temporal that cannot tell throws (a 503). */
+  tenant(tenantId: string): Promise<TenantView | undefined> {
+    return unlessNotFound(this.client.workflow.getHandle(tenantId).query(tenantViewQuery));
+  }
+
+  /**
+   * The endpoint, if it exists and belongs to this tenant; otherwise undefined (a 404).
+   * A Temporal that cannot tell throws (a 503), never a 404.
+   */
+  async endpoint(tenantId: string, endpointId: string): Promise<EndpointView | undefined> {
+    if (!ENDPOINT_ID.test(endpointId)) return undefined;
+    const v = await unlessNotFound(this.client.workflow.getHandle(endpointId).query(endpointViewQuery));
+    return v && v.tenantId === tenantId && !v.deleted ? v : undefined;
+  }
+
+  /** Every live endpoint of the tenant, each read from its workflow. */
+  endpoints(tenantId: string, fresh = false): Promise<EndpointView[]> {
+    if (fresh) this.endpointLists.delete(tenantId);
+    return this.endpointLists.get(tenantId, async () => {
+      const ids: string[] = [];
+      const query = liveEndpointsQuery(tenantId);
+      for await (const wf of this.client.workflow.list({ query })) ids.push(wf.workflowId);
+      for (const id of this.recentlyCreated(tenantId)) if (!ids.includes(id)) ids.push(id);
+      // Unlike a single lookup, a list must not drop an endpoint whose query failed for a
+      // passing reason (a busy worker): publishing would silently skip it. Only an endpoint
+      // that is gone is left out; anything else fails the read, and the publish with it.
+      const views = await Promise.all(
+        ids.map(async (id) => {
+          // A just-created endpoint cannot answer until its first workflow task has run;
+          // give it a few seconds before failing the publish.
+          for (let wait = 250; ; wait *= 2) {
+            try {
+              const v = await this.client.workflow.getHandle(id).query(endpointViewQuery);
+              return v.tenantId === tenantId && !v.deleted ? v : undefined;
+            } catch (err) {
+              if (err instanceof WorkflowNotFoundError) return undefined;
+              if (wait > 2000) throw err;
+              await new Promise((r) => setTimeout(r, wait));
+            }
+          }
+        }),
+      );
+      return views
+        .filter((v): v is EndpointView => v !== undefined)
+        .sort((a, b) => b.createdAt - a.createdAt);
+    });
+  }
+
+  /**
+   * Live endpoints of the tenant, counted by id from visibility plus the ones this process
+   * just created (not yet visible); no endpoint is queried.
+   */
+  async endpointCount(tenantId: string): Promise<number> {
+    const ids = new Set(this.recentlyCreated(tenantId));
+    const query = liveEndpointsQuery(tenantId);
+    for await (const wf of this.client.workflow.list({ query })) ids.add(wf.workflowId);
+    return ids.size;
+  }
+
+  forgetEndpoints(tenantId: string) {
+    this.endpointLists.delete(tenantId);
+  }
+}
