@@ -26,6 +26,16 @@ export default defineConfig({
         },
       },
       {
+        // Issue 18: the portal in Debian's Chromium against an `npm start` process of its own.
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/portal/**/*.test.ts'],
+          testTimeout: 120_000,
+          hookTimeout: 180_000,
+        },
+      },
+      {
         // Issue 19: the production shape (real Temporal server on PostgreSQL, two worker
         // processes, an API process), started once by its global setup; last and alone, so
         // it never competes with the dev server for the two cores.

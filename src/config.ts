@@ -85,6 +85,15 @@ export const configSchema = z.object({
   // Issue 20: tenant and endpoint labels on delivery metrics. Off by default: every endpoint
   // would be a new series in every counter, which is what sinks a Prometheus server.
   HERALD_METRICS_TENANT_LABELS: bool('false'),
+  // Issue 18: signs portal sessions, portal links and CSRF tokens. Every API process of a
+  // deployment needs the same one; without it /portal is closed. `npm start` makes one in
+  // .data/portal.key.
+  HERALD_PORTAL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  // Issue 18: origins that may show the portal in an iframe (CSP frame-ancestors); none by default.
+  HERALD_PORTAL_FRAME_ANCESTORS: csv.default([]),
+  // Issue 18: where browsers reach this API (portal links are made on it); unset, the origin
+  // of the request that asked for the link.
+  HERALD_PUBLIC_URL: z.url().optional(),
   // Issue 13.6: publishes (POST /v1/events) per tenant, a token bucket per API process;
   // over it, 429 rate_limited with Retry-After. Far above what the benchmarks publish (~60/s).
   HERALD_PUBLISH_RATE_PER_SECOND: z.coerce.number().positive().default(1000),

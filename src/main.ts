@@ -42,6 +42,11 @@ async function main() {
   const operatorKeyFile = join(dataDir, 'operator.key');
   if (!env.HERALD_OPERATOR_KEY && embedded)
     env.HERALD_OPERATOR_KEY = ensureLocalSecret(operatorKeyFile, () => randomBytes(24).toString('hex'));
+  // Issue 18: signs portal sessions and links; made once, like the operator key.
+  if (!env.HERALD_PORTAL_SECRET && embedded)
+    env.HERALD_PORTAL_SECRET = ensureLocalSecret(join(dataDir, 'portal.key'), () =>
+      randomBytes(32).toString('base64url'),
+    );
   // Issue 13.2: the Web UI's codec decrypts for whoever holds this token; made once, like the keys.
   if (!env.HERALD_CODEC_TOKEN && embedded && env.HERALD_CODEC_ENDPOINT === 'true')
     env.HERALD_CODEC_TOKEN = ensureLocalSecret(join(dataDir, 'codec.token'), () =>
@@ -65,7 +70,7 @@ async function main() {
       `codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
     );
   // Issue 20: the SDK logs through Herald's JSON logger and exports its metrics for /metrics.
-  installSdkRuntime(config);
+  await installSdkRuntime(config);
   log(describeDevAllowances(allowances));
   log(`deliveries to Herald's own ports are refused: ${heraldOwnPorts(config).join(', ')}`);
   let devServer: DevServer | undefined;
@@ -124,6 +129,11 @@ async function main() {
   });
   const api = startApi(apiClient, config, { eagerStart: true });
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);
+  log(
+    config.HERALD_PORTAL_SECRET
+      ? `tenant portal on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}/portal`
+      : 'tenant portal closed: set HERALD_PORTAL_SECRET to open /portal',
+  );
   if (embedded && !process.env.HERALD_OPERATOR_KEY)
     log(`operator key for /v1/admin: export HERALD_OPERATOR_KEY=$(cat ${resolve(operatorKeyFile)})`);
   // Issue 20: one /metrics, /healthz, /readyz listener for the worker and the API.

@@ -22,6 +22,10 @@ import { transformationsRouter } from './routes/transformations.handlers.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
 import type { Transformer } from '../transform/send.js';
 import type { Resolver } from '../activities/http-sender.js';
+import { docsRouter } from '../portal/docs.js';
+import { UsedLinks, portalLinksRouter } from '../portal/links-route.js';
+import { portalRouter } from '../portal/portal.js';
+import { PortalTokens } from '../portal/tokens.js';
 
 export interface AppDeps {
   client: Client;
@@ -36,12 +40,6 @@ export interface AppDeps {
   /** Issue 14.9: resolves endpoint hosts at save time; the sender's resolver by default. */
   resolve?: Resolver;
 }
-
-const DOCS_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>Herald API</title>
-<link rel="stylesheet" href="https://unpkg.com/swagger-ui-dist@5/swagger-ui.css"></head>
-<body><div id="ui"></div><script src="https://unpkg.com/swagger-ui-dist@5/swagger-ui-bundle.js"></script>
-<script>SwaggerUIBundle({ url: '/openapi.json', dom_id: '#ui' });</script>
-<noscript>The OpenAPI document is at <a href="/openapi.json">/openapi.json</a>.</noscript></body></html>`;
 
 /** The HTTP API, one router per resource; dependencies come in so tests can use any client. */
 export function createApp(deps: AppDeps) {
@@ -74,8 +72,12 @@ export function createApp(deps: AppDeps) {
   const sources = new SourceCache(deps.client);
   app.route('/in', ingestRouter({ ...routerDeps, sources }));
 
+  // Issue 18: the portal's sessions, signed with HERALD_PORTAL_SECRET (closed without one).
+  const portalTokens = deps.config.HERALD_PORTAL_SECRET
+    ? new PortalTokens(deps.config.HERALD_PORTAL_SECRET)
+    : undefined;
   const tenant = new OpenAPIHono<TenantEnv>();
-  tenant.use('*', tenantAuth(directory));
+  tenant.use('*', tenantAuth(directory, portalTokens));
   tenant.route('/endpoints', endpointsRouter(routerDeps));
   tenant.route('/endpoints', endpointAttemptsRouter(routerDeps));
   tenant.route('/events', eventsRouter(routerDeps));
@@ -85,7 +87,19 @@ export function createApp(deps: AppDeps) {
   tenant.route('/replay', replayRouter(routerDeps));
   tenant.route('/sources', sourcesRouter({ ...routerDeps, sources }));
   tenant.route('/forwards', forwardsRouter({ ...routerDeps, sources }));
+  tenant.route('/portal-links', portalLinksRouter({ config: deps.config, tokens: portalTokens }));
   app.route('/v1', tenant);
+  // Issue 18: the portal calls this same app in process, as the signed-in tenant.
+  app.route(
+    '/portal',
+    portalRouter({
+      config: deps.config,
+      directory,
+      tokens: portalTokens,
+      links: new UsedLinks(),
+      api: (req) => app.fetch(req),
+    }),
+  );
 
   app.openAPIRegistry.registerComponent('securitySchemes', 'apiKey', { type: 'http', scheme: 'bearer' });
   app.doc31('/openapi.json', {
@@ -98,7 +112,7 @@ export function createApp(deps: AppDeps) {
     },
     security: [{ apiKey: [] }],
   });
-  app.get('/docs', (c) => c.html(DOCS_PAGE));
+  app.route('/', docsRouter());
 
   app.notFound((c) => problem(c, 404, 'not_found', 'No such resource'));
   app.onError((err, c) => {

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { Directory } from './directory.js';
 import { hashSecret, parseApiKey, sameHash, sameSecret } from './keys.js';
 import { fail, problem } from './problem.js';
+import { isSessionToken, type PortalTokens } from '../portal/tokens.js';
 
 export type TenantEnv = { Variables: { tenantId: string } };
 
@@ -27,9 +28,20 @@ async function keysOf(directory: Directory, tenantId: string, c: Context) {
 }
 
 /** Tenants authenticate with `Authorization: Bearer <api key>`; only hashes are compared. */
-export function tenantAuth(directory: Directory): MiddlewareHandler<TenantEnv> {
+export function tenantAuth(directory: Directory, portal?: PortalTokens): MiddlewareHandler<TenantEnv> {
   return async (c, next) => {
     const key = bearer(c.req.header('authorization'));
+    // Issue 18: the portal calls this API in-process with its signed session in place of the
+    // key (never read from a cookie, so a browser cannot be made to send it). The session
+    // names the key that signed in, and ends when that key is revoked.
+    if (key && portal && isSessionToken(key)) {
+      const s = portal.readSession(key);
+      const keys = s?.role === 'tenant' && s.tenantId ? await keysOf(directory, s.tenantId, c) : [];
+      if (!s?.tenantId || !keys.some((k) => k.keyId === s.keyId))
+        return problem(c, 401, 'unauthorized', 'The portal session has ended', 'Sign in again.');
+      c.set('tenantId', s.tenantId);
+      return next();
+    }
     const parsed = key ? parseApiKey(key) : undefined;
     const deny = () =>
       problem(c, 401, 'unauthorized', 'A valid API key is required', 'Send Authorization: Bearer <api key>.');
