@@ -41,6 +41,9 @@ const { values } = parseArgs({
     // Continue a run that stopped part way: its results and command are kept, and the
     // scenarios named by --only add to them.
     merge: { type: 'string' },
+    // Issue 20's A/B: `--metrics off` runs Herald with HERALD_METRICS_PORT=0 (no listener, no
+    // workflow metrics recorded); on, the listener takes a free port.
+    metrics: { type: 'string', default: 'on' },
     ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
   },
 });
@@ -61,7 +64,7 @@ async function main() {
   const receiverUrl = await receiver.start();
   const herald = new BenchHerald(
     { api: await freePort(), temporal: await freePort(), ui: await freePort() },
-    {},
+    { HERALD_METRICS_PORT: values.metrics === 'off' ? '0' : String(await freePort()) },
     size.concurrency,
   );
   log(`starting the embedded default in ${herald.dataDir}`);

@@ -93,8 +93,12 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Sends wait on receivers, not on this CPU: many can be in flight at once.
     maxConcurrentActivityTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES,
-    ...(opts.workflowBundle ? {} : { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
-    sinks: metricsSinks(opts.metrics),
+    // Issue 20: with the metrics listener off nobody reads the workflows' metrics, so they are
+    // not recorded either (the A/B of BENCHMARKS.md). A prebuilt bundle decides for itself.
+    ...(opts.workflowBundle || !config.HERALD_METRICS_PORT
+      ? {}
+      : { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
+    ...(opts.workflowBundle || config.HERALD_METRICS_PORT ? { sinks: metricsSinks(opts.metrics) } : {}),
     // Issue 20: traces only with OTEL_EXPORTER_OTLP_ENDPOINT set.
     plugins: workerTracingPlugins(),
     ...opts.workerOptions,
@@ -115,7 +119,7 @@ async function main() {
   assertHistoryEncrypted(config);
   configureObservability(config);
   // Before any NativeConnection: the SDK's logs and metrics are configured at install.
-  installSdkRuntime(config);
+  await installSdkRuntime(config);
   const connection = await NativeConnection.connect({ address: config.TEMPORAL_ADDRESS });
   const { client } = await connectClient(
     config.TEMPORAL_ADDRESS,

@@ -1,6 +1,6 @@
 // Issue 20: what each Herald process (worker, API, `npm start`) sets up first and opens last.
 import type { Config } from '../config.js';
-import { configureLogging, log } from './log.js';
+import { configureLogging, errorFields, log } from './log.js';
 import { configureMetrics } from './metrics.js';
 import { sdkMetricsUrl } from './sdk-runtime.js';
 import { startObservabilityServer, type ObservabilityServer, type ReadinessCheck } from './server.js';
@@ -18,12 +18,22 @@ export async function openObservabilityListener(
   opts: { sdkMetrics?: boolean } = {},
 ): Promise<ObservabilityServer | undefined> {
   if (!config.HERALD_METRICS_PORT) return undefined;
-  const server = await startObservabilityServer({
-    host: config.HERALD_METRICS_HOST,
-    port: config.HERALD_METRICS_PORT,
-    checks,
-    sdkMetricsUrl: opts.sdkMetrics ? sdkMetricsUrl(config) : undefined,
-  });
+  let server: ObservabilityServer;
+  try {
+    server = await startObservabilityServer({
+      host: config.HERALD_METRICS_HOST,
+      port: config.HERALD_METRICS_PORT,
+      checks,
+      sdkMetricsUrl: opts.sdkMetrics ? sdkMetricsUrl(config) : undefined,
+    });
+  } catch (err) {
+    // A taken port costs the metrics, not the deliveries: said loudly, then carried on.
+    log.error(
+      `metrics listener could not open on ${config.HERALD_METRICS_HOST}:${config.HERALD_METRICS_PORT}: /metrics, /healthz and /readyz are off in this process`,
+      errorFields(err),
+    );
+    return undefined;
+  }
   log.info(`metrics on http://${config.HERALD_METRICS_HOST}:${server.port}/metrics (also /healthz, /readyz)`);
   return server;
 }

@@ -4,6 +4,7 @@
 // for /metrics to append (src/observability/server.ts).
 import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
+import { createServer } from 'node:net';
 import type { Config } from '../config.js';
 import { sdkMetricsPort } from '../own-ports.js';
 import { errorFields, write, type LogFields, type LogLevel } from './log.js';
@@ -58,11 +59,25 @@ export function sdkMetricsUrl(config: Config): string | undefined {
 
 let installed = false;
 
+/** Whether a loopback port is free to bind right now. */
+function portFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const s = createServer();
+    s.once('error', () => resolve(false));
+    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
+  });
+}
+
 /** Runtime.install, once: a second call (tests, `npm start` calling the worker's setup) is a no-op. */
-export function installSdkRuntime(config: Config) {
+export async function installSdkRuntime(config: Config) {
   if (installed) return;
   installed = true;
-  const port = sdkMetricsPort(config);
+  let port = sdkMetricsPort(config);
+  // The SDK cannot start its exporter on a taken port, and that must not stop deliveries.
+  if (port && !(await portFree(port))) {
+    write('error', `the SDK metrics port ${port} is in use: SDK metrics are off in this process`);
+    port = undefined;
+  }
   Runtime.install({
     logger: sdkLogger(),
     telemetryOptions: {
