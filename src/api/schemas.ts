@@ -2,7 +2,7 @@ import { z } from '@hono/zod-openapi';
 import type { HealthBanner } from '../health/reporting.js';
 import type { DropEnd, HealthNotice, HealthState, HealthStatus } from '../health/types.js';
 import { PRESET_NAMES, policyOverridesSchema, type PresetName } from '../policy/policy.js';
-import type { AttemptRecord, DeliveryStatus } from '../shared/delivery-types.js';
+import type { DeliveryStatus } from '../shared/delivery-types.js';
 import type { EndpointConfig, EndpointView, TestResult } from '../shared/endpoint-types.js';
 import type { Destination, VerificationView as SourceVerificationView } from '../shared/source-types.js';
 import { secretProblem } from '../signing/standard-webhooks.js';
@@ -188,36 +188,6 @@ export const endpointViewSchema = z
 export const rotateSecretResultSchema = z
   .object({ endpoint: endpointViewSchema, secret: z.string() })
   .openapi('EndpointSecretRotated');
-
-/** One row of a delivery's (or forward's) attempt log, R-RESP. */
-export const attemptRecordSchema = z
-  .object({
-    kind: z.enum(['attempt', 'refused', 'deferral', 'lease_expired']),
-    attempt: z.number(),
-    round: z.number(),
-    startedAt: z.string(),
-    finishedAt: z.string(),
-    latencyMs: z.number(),
-    httpStatus: z.number().optional(),
-    code: z.string().optional(),
-    responseBody: z.string().optional(),
-    // Issue 14.12: `base64` when the response bytes were not UTF-8; absent for text.
-    responseBodyEncoding: z.enum(['base64']).optional(),
-    // Issue 14.16: the body this attempt sent, when a transformation changed it (first 4 KiB).
-    sent: z
-      .object({
-        body: z.string(),
-        bytes: z.number(),
-        truncated: z.literal(true).optional(),
-        method: z.string().optional(),
-      })
-      .optional(),
-    detail: z.string().optional(),
-    replay: z.boolean().optional(),
-    // Issue 14.1: a deferral row standing for this many identical deferrals in a row.
-    repeats: z.number().optional(),
-  })
-  .openapi('Attempt') satisfies z.ZodType<AttemptRecord>;
 
 /** GET /v1/events: one row per event record, newest first. */
 export const eventRowSchema = z
