@@ -59,9 +59,7 @@ export async function axeViolations(page: Page): Promise<string[]> {
     const axe = (
       globalThis as unknown as {
         axe: {
-          run: (
-            o: object,
-          ) => Promise<{
+          run: (o: object) => Promise<{
             violations: Array<{ id: string; impact?: string; nodes: Array<{ target: unknown }> }>;
           }>;
         };
