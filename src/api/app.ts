@@ -11,7 +11,7 @@ import { adminRouter } from './routes/admin.handlers.js';
 import { deadLettersRouter } from './routes/dead-letters.js';
 import { deliveriesRouter } from './routes/deliveries.js';
 import { endpointsRouter } from './routes/endpoints.js';
-import { endpointAttemptsRouter } from './routes/endpoint-attempts.js';
+import { endpointAttemptsRouter } from './routes/endpoint-attempts.handlers.js';
 import { eventsRouter } from './routes/events.js';
 import { replayRouter } from './routes/replay.js';
 import { forwardsRouter } from './routes/forwards.js';
