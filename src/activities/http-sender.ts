@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { request } from 'undici';
 import { isForbiddenAddress, type Cidr } from '../policy/address.js';
+import { responseErrorCode } from '../policy/classify.js';
 import { checkEndpointUrl } from '../policy/url-check.js';
 import type { SendRequest, SendResult, SentRequest } from '../shared/delivery-types.js';
 import type { TransformedRequest } from '../transform/expression.js';
@@ -153,7 +154,7 @@ export function createHttpSender(deps: HttpSenderDeps) {
       const ok = status >= 200 && status < 300;
       return done({
         httpStatus: status,
-        code: ok ? undefined : status >= 300 && status < 400 ? 'redirect_not_allowed' : status === 410 ? 'gone' : `http_${status}`,
+        code: ok ? undefined : responseErrorCode(status),
         retryAfter: Array.isArray(retryAfter) ? retryAfter[0] : retryAfter,
         responseBody: snippet.body,
         ...(snippet.encoding ? { responseBodyEncoding: snippet.encoding } : {}),
