@@ -120,6 +120,11 @@ export interface AttemptRecord {
   repeats?: number;
 }
 
+/**
+ * A delivery as its query (`deliveryStateQuery`) answers and as the delivery workflow
+ * returns it when it closes: status, attempt log, next attempt (policy/next-step.ts keeps it
+ * as `RoundState.delivery`).
+ */
 export interface DeliveryState {
   deliveryId: string;
   eventId: string;
@@ -134,7 +139,14 @@ export interface DeliveryState {
   lastCode?: string;
 }
 
-/** What the send activity reports; it never throws for an HTTP outcome, only for a crash. */
+/**
+ * What the send activity (`sendAttempt`) reports; it never throws for an HTTP outcome, only
+ * for a crash. This is the shape recorded in every delivery's history, so it stays as it is
+ * for running deliveries and for workers of both versions during a deploy; the workflow
+ * reads it as one discriminated AttemptResult (policy/attempt-result.ts `readSendResult`):
+ * `drop` -> dropped, `deferral` -> deferred, no `code` -> delivered (2xx), `httpStatus` ->
+ * rejected, `notSent` -> not_sent, otherwise transport_error.
+ */
 export interface SendResult {
   startedAt: string;
   finishedAt: string;
