@@ -1,4 +1,4 @@
-import { OpenAPIHono } from '@hono/zod-openapi';
+import { OpenAPIHono, z } from '@hono/zod-openapi';
 import type { Env } from 'hono';
 import { validationProblem } from './problem.js';
 
@@ -11,7 +11,22 @@ export function router<E extends Env = Env>() {
   });
 }
 
+/**
+ * RFC 9457 problem details as Herald sends them (problem.ts): `code` is the stable reason a
+ * client switches on; a problem may add its own members (`errors`, `path`, `retryAfterSeconds`...).
+ */
+const problemSchema = z
+  .object({
+    type: z.string(),
+    title: z.string(),
+    status: z.number().int(),
+    code: z.string().openapi({ description: "Herald's stable, machine-readable reason" }),
+    detail: z.string().optional(),
+  })
+  .catchall(z.unknown())
+  .openapi('Problem');
+
 export const problemResponse = (description: string) => ({
   description,
-  content: { 'application/problem+json': { schema: { type: 'object' as const } } },
+  content: { 'application/problem+json': { schema: problemSchema } },
 });

@@ -1,5 +1,10 @@
 import { z } from '@hono/zod-openapi';
-import { VERIFICATION_MODES } from '../shared/verification.js';
+import {
+  VERIFICATION_MODES,
+  type ChallengeResult,
+  type VerificationError,
+  type VerificationView,
+} from '../shared/verification.js';
 
 // Issue 14.15: the endpoint option, its state in the endpoint view, and /verify's answer.
 
@@ -14,14 +19,12 @@ export const verificationModeSchema = z.enum(VERIFICATION_MODES).openapi({
 
 const verificationErrorSchema = z.object({
   at: z.number(),
-  code: z
-    .string()
-    .openapi({
-      description: 'http_<status>, network_<CODE>, timeout, private_address, challenge_mismatch, ...',
-    }),
+  code: z.string().openapi({
+    description: 'http_<status>, network_<CODE>, timeout, private_address, challenge_mismatch, ...',
+  }),
   httpStatus: z.number().optional(),
   detail: z.string().optional(),
-});
+}) satisfies z.ZodType<VerificationError>;
 
 export const verificationViewSchema = z
   .object({
@@ -30,7 +33,7 @@ export const verificationViewSchema = z
     verifiedAt: z.number().optional(),
     lastError: verificationErrorSchema.optional(),
   })
-  .openapi('EndpointVerification');
+  .openapi('EndpointVerification') satisfies z.ZodType<VerificationView>;
 
 export const verifyResultSchema = z
   .object({
@@ -47,6 +50,6 @@ export const verifyResultSchema = z
         detail: z.string().optional(),
         latencyMs: z.number(),
       })
-      .optional(),
+      .optional() satisfies z.ZodType<ChallengeResult | undefined>,
   })
   .openapi('EndpointVerifyResult');
