@@ -11,7 +11,7 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import { eventWorkflowId } from '../../src/api/routes/events.js';
+import { eventWorkflowId } from '../../src/store/events.js';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { startEndpoint } from '../../src/endpoints/start-endpoint.js';
 import { resolvePolicy } from '../../src/policy/policy.js';

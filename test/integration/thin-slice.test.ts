@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Client } from '@temporalio/client';
 import { createApp } from '../../src/api/app.js';
-import { eventWorkflowId } from '../../src/api/routes/events.js';
+import { eventWorkflowId } from '../../src/store/events.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
 import type { EventInput } from '../../src/shared/event-types.js';
 import { deliveryIdFor } from '../../src/shared/ids.js';

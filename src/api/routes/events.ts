@@ -1,28 +1,17 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import {
-  WorkflowExecutionAlreadyStartedError,
-  WorkflowFailedError,
-  WorkflowNotFoundError,
-  type Client,
-} from '@temporalio/client';
+import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
+import { publishEvent } from '../../core/publish-event.js';
+import { settingsFrom } from '../../settings.js';
+import { eventWorkflowId, temporalPublishStore } from '../../store/events.js';
+import { orProblem } from '../refusal-problem.js';
 import { eventFromDeliveries } from '../../store/delivery-envelope.js';
-import { admitNewEvent } from '../../health/engine.js';
-import { DT_HOLD_LIMIT, DT_HOLD_OVERFLOW_CODE } from '../../health/index.js';
-import { reportHoldFull } from '../../deliveries/hold-overflow.js';
-import { matchesEventType } from '../../policy/event-filter.js';
-import { checkEndpointUrl } from '../../policy/url-check.js';
-import { urlCheckOptionsFor } from '../../own-ports.js';
-import type { DeliveryInput } from '../../shared/delivery-types.js';
-import { eventRecordOf, type EventInput, type EventRecord } from '../../shared/event-types.js';
-import { startDelivery } from '../../deliveries/start-delivery.js';
-import { deliveryIdFor, newEventId } from '../../shared/ids.js';
+import type { EventRecord } from '../../shared/event-types.js';
 import { EVENT_WORKFLOW } from '../../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../../shared/search-attributes.js';
 import type { TenantEnv } from '../auth.js';
 import type { Directory } from '../../store/directory.js';
-import { and, eq, ofType, pendingDeliveries } from '../../store/visibility.js';
+import { and, eq, ofType } from '../../store/visibility.js';
 import { fail, problem } from '../problem.js';
 import { TokenBuckets } from '../rate-limit.js';
 import { problemResponse, router } from '../openapi.js';
@@ -60,8 +49,6 @@ const recordSchema = z
   })
   .openapi('PublishedEvent');
 
-export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
-
 export function eventsRouter(deps: {
   client: Client;
   config: Config;
@@ -70,36 +57,13 @@ export function eventsRouter(deps: {
 }) {
   const app = router<TenantEnv>();
   const { client, config, directory } = deps;
-  const resolvePolicy = createPolicyResolver(config);
-  const startAll = (input: EventInput) =>
-    Promise.all(
-      input.deliveries.map((d) =>
-        startDelivery(
-          client,
-          config.HERALD_TASK_QUEUE,
-          { ...d, event: d.event ?? input.event },
-          { eager: deps.eagerStart },
-        ),
-      ),
-    );
-
-  // Issue 14.10: an event that overflowed a Dong Tien hold disables that endpoint. Told
-  // before the deliveries start, and again by a repeat of the request (the R-IDEMP path),
-  // so an accepted overflow is never left without the endpoint hearing of it.
-  const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
-    Promise.all(
-      ds
-        .filter((d) => d.deadLetterOnArrival?.startsWith(DT_HOLD_OVERFLOW_CODE))
-        .map((d) => reportHoldFull(client, d.endpointId, Date.now())),
-    );
-
-  const heldCount = async (endpointId: string) => {
-    const r = await client.workflowService.countWorkflowExecutions({
-      namespace: client.options.namespace,
-      query: pendingDeliveries({ endpointId }),
-    });
-    return Number(r.count ?? 0);
-  };
+  const store = temporalPublishStore({
+    client,
+    taskQueue: config.HERALD_TASK_QUEUE,
+    directory,
+    eagerStart: deps.eagerStart,
+  });
+  const settings = settingsFrom(config).publish;
 
   // Issue 13.6: publishes per tenant, in this process (see rate-limit.ts).
   const publishes = new TokenBuckets({
@@ -163,110 +127,18 @@ export function eventsRouter(deps: {
       },
     }),
     async (c) => {
-      const tenantId = c.get('tenantId');
       const body = c.req.valid('json');
-      // Issue 13.6: one request, at most this many deliveries at third parties.
-      const maxTargets = config.HERALD_MAX_TARGETS_PER_PUBLISH;
-      if ((body.targets?.length ?? 0) > maxTargets)
-        fail(400, 'too_many_targets', `A publish may name at most ${maxTargets} targets`, undefined, {
-          path: 'targets',
-          maxTargets,
-        });
-      // R-IDEMP: the event id, else the Idempotency-Key header, names the event.
-      const eventId = body.id ?? c.req.valid('header')['idempotency-key'] ?? newEventId();
-      const handle = client.workflow.getHandle<() => Promise<EventRecord>>(
-        eventWorkflowId(tenantId, eventId),
+      const published = await orProblem(
+        publishEvent(store, settings, {
+          tenantId: c.get('tenantId'),
+          // R-IDEMP: the event id, else the Idempotency-Key header, names the event.
+          eventId: body.id ?? c.req.valid('header')['idempotency-key'],
+          type: body.type,
+          payload: body.payload,
+          targets: body.targets,
+        }),
       );
-
-      const occurredAt = new Date().toISOString();
-      const envelope = {
-        id: eventId,
-        type: body.type,
-        occurredAt,
-        body: JSON.stringify({ type: body.type, timestamp: occurredAt, data: body.payload }),
-      };
-      const deliveries: DeliveryInput[] = [];
-      const skipped: EventInput['skipped'] = [];
-      for (const ep of await directory.endpoints(tenantId)) {
-        if (!matchesEventType(ep.config.eventTypes, body.type)) continue;
-        const preset = ep.config.preset;
-        const admission =
-          preset === 'dongtien' && ep.health.status !== 'active'
-            ? admitNewEvent(preset, ep.health, await heldCount(ep.endpointId))
-            : admitNewEvent(preset, ep.health, 0);
-        if (admission === 'skip') {
-          skipped.push({ endpointId: ep.endpointId, reason: `endpoint_${ep.health.status}` });
-          continue;
-        }
-        deliveries.push({
-          deliveryId: deliveryIdFor(tenantId, eventId, ep.endpointId),
-          tenantId,
-          endpointId: ep.endpointId,
-          event: envelope,
-          policy: resolvePolicy(preset, ep.config.policy),
-          createdAt: occurredAt,
-          ...(admission === 'dead_letter'
-            ? { deadLetterOnArrival: `hold_overflow_over_${DT_HOLD_LIMIT}` }
-            : {}),
-        });
-      }
-      for (const [i, t] of (body.targets ?? []).entries()) {
-        const u = checkEndpointUrl(t.url, urlCheckOptionsFor(config));
-        if (!u.ok)
-          fail(400, u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
-        deliveries.push({
-          deliveryId: deliveryIdFor(tenantId, eventId, t.url),
-          tenantId,
-          endpointId: `target:${new URL(t.url).host}`,
-          event: envelope,
-          target: { url: t.url, secrets: t.secrets },
-          policy: resolvePolicy(t.preset ?? config.HERALD_DEFAULT_PRESET, t.policy),
-          createdAt: occurredAt,
-        });
-      }
-
-      // The envelope travels once in the record (N copies of a 256 KiB body would exceed
-      // Temporal's 2 MB payload limit); each delivery carries its own.
-      const input: EventInput = {
-        tenantId,
-        event: envelope,
-        deliveries: deliveries.map(({ event: _e, ...d }) => d),
-        skipped,
-        deliveriesStarted: true,
-      };
-      // The record first: REJECT_DUPLICATE on it decides which request owns the event id,
-      // so a repeat never starts deliveries of its own (R-IDEMP).
-      try {
-        await client.workflow.start(EVENT_WORKFLOW, {
-          workflowId: handle.workflowId,
-          taskQueue: config.HERALD_TASK_QUEUE,
-          args: [input],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: SA_TENANT, value: tenantId },
-            { key: SA_EVENT_TYPE, value: body.type },
-            { key: SA_EVENT_ID, value: eventId },
-          ],
-        });
-      } catch (err) {
-        if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
-        // Same key, same answer: whatever the first request decided. Its deliveries are
-        // started again (a no-op unless that request died half way through its fan-out).
-        const first = await handle.result();
-        await reportOverflows(first.started ?? []);
-        await startAll({
-          tenantId,
-          event: { id: first.eventId, type: first.type, occurredAt: first.occurredAt, body: first.body },
-          deliveries: first.started ?? [],
-          skipped: first.skipped,
-        });
-        return c.json(publicRecord(first), 202);
-      }
-      // Started by the API itself rather than by the event workflow: the 202 waits only for
-      // the starts, not for a workflow task of the event's record.
-      await reportOverflows(input.deliveries);
-      await startAll(input);
-      return c.json(publicRecord(eventRecordOf(input)), 202);
+      return c.json(published, 202);
     },
   );
 
@@ -294,12 +166,11 @@ export function eventsRouter(deps: {
       const tenantId = c.get('tenantId');
       const { type, limit } = c.req.valid('query');
       const query = and(ofType(EVENT_WORKFLOW), eq(SA_TENANT, tenantId), type && eq(SA_EVENT_TYPE, type));
-      const data: Array<Record<string, unknown>> = [];
+      const data: Array<{ eventId: string; type: string; createdAt: string }> = [];
       for await (const wf of client.workflow.list({ query, pageSize: limit })) {
-        const eventId = wf.typedSearchAttributes.get(SA_EVENT_ID);
         data.push({
-          eventId,
-          type: wf.typedSearchAttributes.get(SA_EVENT_TYPE),
+          eventId: wf.typedSearchAttributes.get(SA_EVENT_ID) ?? '',
+          type: wf.typedSearchAttributes.get(SA_EVENT_TYPE) ?? '',
           createdAt: wf.startTime.toISOString(),
         });
         if (data.length >= limit) break;

@@ -1,0 +1,161 @@
+import type { PolicyResolver } from '../deliveries/policy-resolver.js';
+import { admitNewEvent } from '../health/engine.js';
+import { DT_HOLD_LIMIT, DT_HOLD_OVERFLOW_CODE } from '../health/index.js';
+import type { PolicyOverrides, PresetName } from '../policy/policy.js';
+import { matchesEventType } from '../policy/event-filter.js';
+import { checkEndpointUrl, type UrlCheckOptions } from '../policy/url-check.js';
+import type { DeliveryInput } from '../shared/delivery-types.js';
+import type { EndpointView } from '../shared/endpoint-types.js';
+import { eventEnvelope } from '../shared/event-envelope.js';
+import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
+import { deliveryIdFor, newEventId } from '../shared/ids.js';
+import type { PublishStore } from '../store/events.js';
+import { refuse } from './refusal.js';
+
+/** The part of the configuration publishing reads. */
+export interface PublishSettings {
+  /** Issue 13.6: one publish reaches at most this many one-off targets. */
+  maxTargets: number;
+  /** The preset of a one-off target that names none. */
+  defaultPreset: PresetName;
+  urlCheck: UrlCheckOptions;
+  resolvePolicy: PolicyResolver;
+}
+
+export interface PublishRequest {
+  tenantId: string;
+  /** R-IDEMP: the same id publishes once; a new one is made when absent. */
+  eventId?: string;
+  type: string;
+  payload: unknown;
+  /**
+   * Only these endpoints of the tenant (HeraldClient); every matching endpoint when absent.
+   * Each goes out under its own endpoint's preset, policy and health, whoever publishes.
+   */
+  endpointIds?: readonly string[];
+  /** One-off receivers outside the tenant's endpoints. */
+  targets?: ReadonlyArray<{ url: string; secrets: string[]; preset?: PresetName; policy?: PolicyOverrides }>;
+}
+
+/** What a publish answers, the first time and every time after for the same event id. */
+export type PublishedEvent = Pick<EventRecord, 'eventId' | 'type' | 'occurredAt' | 'deliveries' | 'skipped'>;
+
+const published = (r: EventRecord): PublishedEvent => ({
+  eventId: r.eventId,
+  type: r.type,
+  occurredAt: r.occurredAt,
+  deliveries: r.deliveries,
+  skipped: r.skipped,
+});
+
+/** Issue 14.10: the deliveries created straight as dead letters because a hold was full. */
+export const HOLD_OVERFLOW_CODE = `hold_overflow_over_${DT_HOLD_LIMIT}`;
+const overflowed = <D extends Pick<DeliveryInput, 'deadLetterOnArrival'>>(ds: readonly D[]) =>
+  ds.filter((d) => d.deadLetterOnArrival?.startsWith(DT_HOLD_OVERFLOW_CODE));
+
+/**
+ * R-IDEMP, R-FILTER, R-DT-HEALTH: publishes one event to the tenant's matching endpoints.
+ *
+ * The record comes first: its REJECT_DUPLICATE start decides which request owns the event
+ * id, so a repeat never starts deliveries of its own; it answers with the first request's
+ * record and starts that request's deliveries again (a no-op unless the first died half way
+ * through its fan-out). Each endpoint's delivery takes that endpoint's preset and policy,
+ * its event-type filter and its health admission (Dong Tien's hold cap included).
+ */
+export async function publishEvent(
+  store: PublishStore,
+  settings: PublishSettings,
+  req: PublishRequest,
+  now: Date = new Date(),
+): Promise<PublishedEvent> {
+  const targets = req.targets ?? [];
+  if (targets.length > settings.maxTargets)
+    refuse(
+      'invalid',
+      'too_many_targets',
+      `A publish may name at most ${settings.maxTargets} targets`,
+      undefined,
+      {
+        path: 'targets',
+        maxTargets: settings.maxTargets,
+      },
+    );
+  const { tenantId } = req;
+  const eventId = req.eventId ?? newEventId();
+  const event = eventEnvelope(eventId, req.type, req.payload, now);
+  const createdAt = event.occurredAt;
+
+  const deliveries: DeliveryInput[] = [];
+  const skipped: EventInput['skipped'] = [];
+  const endpoints: EndpointView[] = [];
+  if (req.endpointIds) {
+    // Named endpoints are read one by one (fresh, tenant-scoped), not from the cached list.
+    const ids = [...new Set(req.endpointIds)];
+    const found = await Promise.all(ids.map((id) => store.ownedEndpoint(tenantId, id)));
+    for (const [i, ep] of found.entries()) {
+      if (ep) endpoints.push(ep);
+      else skipped.push({ endpointId: ids[i]!, reason: 'endpoint_not_found' });
+    }
+  } else endpoints.push(...(await store.liveEndpoints(tenantId)));
+  for (const ep of endpoints) {
+    if (!matchesEventType(ep.config.eventTypes, req.type)) continue;
+    const preset = ep.config.preset;
+    // Only an endpoint that holds new events needs to know how many it holds already.
+    let admission = admitNewEvent(preset, ep.health, 0);
+    if (admission === 'hold')
+      admission = admitNewEvent(preset, ep.health, await store.heldCount(ep.endpointId));
+    if (admission === 'skip') {
+      skipped.push({ endpointId: ep.endpointId, reason: `endpoint_${ep.health.status}` });
+      continue;
+    }
+    deliveries.push({
+      deliveryId: deliveryIdFor(tenantId, eventId, ep.endpointId),
+      tenantId,
+      endpointId: ep.endpointId,
+      event,
+      policy: settings.resolvePolicy(preset, ep.config.policy),
+      createdAt,
+      ...(admission === 'dead_letter' ? { deadLetterOnArrival: HOLD_OVERFLOW_CODE } : {}),
+    });
+  }
+  for (const [i, t] of targets.entries()) {
+    const u = checkEndpointUrl(t.url, settings.urlCheck);
+    if (!u.ok)
+      refuse('invalid', u.code, 'The target URL is not allowed', u.message, { path: `targets.${i}.url` });
+    deliveries.push({
+      deliveryId: deliveryIdFor(tenantId, eventId, t.url),
+      tenantId,
+      endpointId: `target:${new URL(t.url).host}`,
+      event,
+      target: { url: t.url, secrets: t.secrets },
+      policy: settings.resolvePolicy(t.preset ?? settings.defaultPreset, t.policy),
+      createdAt,
+    });
+  }
+
+  // The envelope travels once in the record (N copies of a 256 KiB body would exceed
+  // Temporal's 2 MB payload limit); each delivery carries its own.
+  const input: EventInput = {
+    tenantId,
+    event,
+    deliveries: deliveries.map(({ event: _e, ...d }) => d),
+    skipped,
+    deliveriesStarted: true,
+  };
+  // Issue 14.10: an overflow is told before the deliveries start, and again by a repeat,
+  // so an accepted overflow never leaves the endpoint without hearing of it.
+  const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
+    Promise.all(overflowed(ds).map((d) => store.reportHoldFull(d.endpointId, now.getTime())));
+
+  if (!(await store.startEventRecord(input))) {
+    const first = await store.eventRecord(tenantId, eventId);
+    const again = first.started ?? [];
+    await reportOverflows(again);
+    const envelope = { id: first.eventId, type: first.type, occurredAt: first.occurredAt, body: first.body };
+    await store.startDeliveries(again.map((d) => ({ ...d, event: d.event ?? envelope })));
+    return published(first);
+  }
+  await reportOverflows(input.deliveries);
+  await store.startDeliveries(deliveries);
+  return published(eventRecordOf(input));
+}

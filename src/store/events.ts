@@ -1,0 +1,80 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { reportHoldFull } from '../deliveries/hold-overflow.js';
+import { startDelivery } from '../deliveries/start-delivery.js';
+import type { DeliveryInput } from '../shared/delivery-types.js';
+import type { EndpointView } from '../shared/endpoint-types.js';
+import type { EventInput, EventRecord } from '../shared/event-types.js';
+import { EVENT_WORKFLOW } from '../shared/names.js';
+import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attributes.js';
+import type { Directory } from './directory.js';
+import { pendingDeliveries } from './visibility.js';
+
+export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
+
+/** What publishing an event needs of the database (core/publish-event.ts). */
+export interface PublishStore {
+  /** Every live endpoint of the tenant (a read that fails rejects: no endpoint is skipped silently). */
+  liveEndpoints(tenantId: string): Promise<EndpointView[]>;
+  /** One endpoint, read fresh, if it is the tenant's and not deleted. */
+  ownedEndpoint(tenantId: string, endpointId: string): Promise<EndpointView | undefined>;
+  /** Deliveries of the endpoint still waiting (Dong Tien's hold). */
+  heldCount(endpointId: string): Promise<number>;
+  /**
+   * Starts the event's record, once per (tenant, event id): `false` when it already exists,
+   * so the caller answers with the first request's record (R-IDEMP).
+   */
+  startEventRecord(input: EventInput): Promise<boolean>;
+  /** The record of an event already started (waits for its workflow's result). */
+  eventRecord(tenantId: string, eventId: string): Promise<EventRecord>;
+  /** Starts each delivery; one that already exists is left as it is. */
+  startDeliveries(deliveries: DeliveryInput[]): Promise<void>;
+  /** Issue 14.10: tells a Dong Tien endpoint its hold overflowed. */
+  reportHoldFull(endpointId: string, at: number): Promise<void>;
+}
+
+export function temporalPublishStore(deps: {
+  client: Client;
+  taskQueue: string;
+  directory: Directory;
+  eagerStart?: boolean;
+}): PublishStore {
+  const { client, taskQueue, directory } = deps;
+  return {
+    liveEndpoints: (tenantId) => directory.endpoints(tenantId),
+    ownedEndpoint: (tenantId, endpointId) => directory.endpoint(tenantId, endpointId),
+    async heldCount(endpointId) {
+      const r = await client.workflowService.countWorkflowExecutions({
+        namespace: client.options.namespace,
+        query: pendingDeliveries({ endpointId }),
+      });
+      return Number(r.count ?? 0);
+    },
+    async startEventRecord(input) {
+      try {
+        await client.workflow.start(EVENT_WORKFLOW, {
+          workflowId: eventWorkflowId(input.tenantId, input.event.id),
+          taskQueue,
+          args: [input],
+          workflowIdReusePolicy: 'REJECT_DUPLICATE',
+          typedSearchAttributes: [
+            { key: SA_TENANT, value: input.tenantId },
+            { key: SA_EVENT_TYPE, value: input.event.type },
+            { key: SA_EVENT_ID, value: input.event.id },
+          ],
+        });
+        return true;
+      } catch (err) {
+        if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
+        throw err;
+      }
+    },
+    eventRecord: (tenantId, eventId) =>
+      client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId)).result(),
+    async startDeliveries(deliveries) {
+      await Promise.all(
+        deliveries.map((d) => startDelivery(client, taskQueue, d, { eager: deps.eagerStart })),
+      );
+    },
+    reportHoldFull: (endpointId, at) => reportHoldFull(client, endpointId, at),
+  };
+}
