@@ -28,9 +28,23 @@ const SHARED_DELAYS = [5, 5 * MIN, 30 * MIN, 2 * HOUR, 5 * HOUR, 10 * HOUR, 10 *
 // literally true even though a final 1xx response is practically impossible.
 const EVERY_FAILURE = '1xx,3xx,4xx,5xx';
 
+/**
+ * SPEC §3 "lease before a lost attempt is picked up again", per preset: Railhook's claim
+ * timeout is a setting of its own (300 s, above its 60 s timeout ceiling); the others wait
+ * out the attempt timeout plus a few seconds.
+ */
+const LEASE: Readonly<Record<PresetName, { fixedSeconds: number } | { graceSeconds: number }>> = Object.freeze({
+  standard: { graceSeconds: LEASE_GRACE_SECONDS },
+  smengo: { graceSeconds: LEASE_GRACE_SECONDS },
+  railhook: { fixedSeconds: RAILHOOK_CLAIM_TIMEOUT_SECONDS },
+  bird: { graceSeconds: LEASE_GRACE_SECONDS },
+  dongtien: { graceSeconds: LEASE_GRACE_SECONDS },
+});
+
 /** The lease a preset uses for a given attempt timeout. */
 export function leaseSecondsFor(preset: PresetName, timeoutSeconds: number): number {
-  return preset === 'railhook' ? RAILHOOK_CLAIM_TIMEOUT_SECONDS : timeoutSeconds + LEASE_GRACE_SECONDS;
+  const lease = LEASE[preset];
+  return 'fixedSeconds' in lease ? lease.fixedSeconds : timeoutSeconds + lease.graceSeconds;
 }
 
 function deepFreeze<T extends object>(o: T): T {

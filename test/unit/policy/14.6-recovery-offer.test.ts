@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { PRESET_NAMES, RECOVERY, presetsOffering, recoveryOf } from '../../../src/policy/presets.js';
@@ -79,7 +79,11 @@ describe('14.6 R-BIRD-REPLAY: the recovery offer is a field of each preset', () 
 
   it('14.6 R-BIRD-REPLAY: the recovery routes decide by the offer, never by a preset name', () => {
     const dir = fileURLToPath(new URL('../../../src/api/routes/', import.meta.url));
-    for (const f of ['dead-letters.ts', 'replay.ts', 'deliveries.ts', 'endpoint-attempts.ts']) {
+    // Each resource may be one file or a .routes.ts/.handlers.ts pair (issue 15 step 5).
+    const resources = ['dead-letters', 'replay', 'deliveries', 'endpoint-attempts'];
+    const files = readdirSync(dir).filter((f) => resources.some((r) => f === `${r}.ts` || f.startsWith(`${r}.`)));
+    for (const r of resources) expect(files.some((f) => f.startsWith(r)), `no route file for ${r}`).toBe(true);
+    for (const f of files) {
       const code = readFileSync(dir + f, 'utf8')
         .replace(/\/\*[\s\S]*?\*\//g, '')
         .replace(/(^|[^:'"`])\/\/.*$/gm, '$1');
