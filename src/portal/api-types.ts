@@ -10,7 +10,7 @@ export interface EndpointJson {
     policy?: Record<string, unknown>;
   };
   health: { status: string };
-  banner?: { reason: string; text?: string };
+  banner?: { reason: string; message?: string; since?: number };
   lastTest?: { ok?: boolean; httpStatus?: number; code?: string; at?: string };
   secretCount: number;
   createdAt: number;

@@ -21,7 +21,8 @@ const Health: FC<{ e: EndpointJson }> = ({ e }) => (
 const Banner: FC<{ e: EndpointJson }> = ({ e }) =>
   e.banner ? (
     <p class="banner" role="note">
-      <strong>{t.endpoints.banner}:</strong> {e.banner.text ?? e.banner.reason} <code>{e.banner.reason}</code>
+      <strong>{t.endpoints.banner}:</strong> {e.banner.message ?? e.banner.reason}{' '}
+      <code>{e.banner.reason}</code>
     </p>
   ) : null;
 
@@ -174,15 +175,20 @@ export const EndpointPage: FC<EndpointPageProps> = (p) => {
     policy: e.config.policy ? JSON.stringify(e.config.policy) : '',
   };
   const offer = recoveryOf(e.config.preset);
-  const paused = e.health.status === 'paused';
+  // Resume also re-enables a disabled or suspended endpoint (the API's /resume does both).
+  const stopped = ['paused', 'disabled', 'suspended'].includes(e.health.status);
   return (
     <Page title={e.config.url} viewer={viewer} notice={p.notice}>
       <ProblemBox problem={p.problem} />
       {p.secret ? <SecretOnce secret={p.secret.value} text={p.secret.text} /> : null}
       <EndpointCard e={e} heading={false} />
       <div class="actions">
-        {paused ? (
-          <ActionButton action={`${base}/resume`} label={t.endpoints.resume} csrf={viewer.csrf} />
+        {stopped ? (
+          <ActionButton
+            action={`${base}/resume`}
+            label={e.health.status === 'paused' ? t.endpoints.resume : t.endpoints.reenable}
+            csrf={viewer.csrf}
+          />
         ) : (
           <ActionButton action={`${base}/pause`} label={t.endpoints.pause} csrf={viewer.csrf} />
         )}

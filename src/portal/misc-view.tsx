@@ -112,8 +112,8 @@ export const SourcesPage: FC<{ viewer: Viewer; rows: SourceJson[]; problem?: Pro
 
 export interface ForwardDeadLetterJson {
   id: string;
-  sourceId?: string;
-  destinationId?: string;
+  /** The source the forward came in on (forwards index it as their event type). */
+  eventType?: string;
   createdAt?: string;
   lastError?: string | null;
 }
@@ -143,7 +143,7 @@ export const ForwardsPage: FC<{
           {p.rows.map((f) => (
             <tr>
               <td>{f.createdAt ?? ''}</td>
-              <td>{f.sourceId ?? ''}</td>
+              <td>{f.eventType ?? ''}</td>
               <td>{f.lastError ? <code>{f.lastError}</code> : '–'}</td>
               <td>
                 <ActionButton

@@ -81,6 +81,7 @@ export const en = {
     paused: 'Endpoint paused.',
     resume: 'Resume',
     resumed: 'Endpoint resumed.',
+    reenable: 'Re-enable',
     test: 'Send a test',
     testResult: (ok: boolean, code: string) => (ok ? `Test delivered (${code}).` : `Test failed (${code}).`),
     rotate: 'Rotate the secret',

@@ -27,13 +27,17 @@ describe('18 tenant portal in a real browser', () => {
   const contexts: BrowserContext[] = [];
   /** Paths that answer 500 until they are let through. */
   const failing = new Set<string>();
+  /** Paths that answer 410 Gone (R-SMENGO-HEALTH disables the endpoint at once). */
+  const gone = new Set<string>();
 
   beforeAll(async () => {
     const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
     api = `http://127.0.0.1:${apiPort}`;
     receiver.respondWith((req, _i, res) => {
       const path = req.path.split('?')[0]!;
-      if (failing.has(path)) res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver says no');
+      if (gone.has(path)) res.writeHead(410).end();
+      else if (failing.has(path))
+        res.writeHead(500, { 'content-type': 'text/plain' }).end('receiver says no');
       else res.writeHead(200, { 'content-type': 'text/plain' }).end('thanks');
     });
     herald = new HeraldProcess({
@@ -399,6 +403,42 @@ describe('18 tenant portal in a real browser', () => {
       secretCount: number;
     };
     expect(view.secretCount).toBe(2);
+  });
+
+  it('18 R-SMENGO-HEALTH, R-SMENGO-PAUSE: a disabled endpoint shows its banner reason; send a test shows its result; edit keeps the API’s validation messages; re-enable from the page', async () => {
+    const { page, problems } = await newPage();
+    await signIn(page, problems, a.apiKey);
+    gone.add('/smengo');
+    const { id } = await createEndpoint(page, `${hook}/smengo`, 'smengo', 'sm.*');
+    await publish(a, 'sm.created', { n: 1 });
+    await expect.poll(() => endpointStatus(a, id), { timeout: 20_000 }).toBe('disabled');
+    let res = await page.goto('/portal');
+    const card = page.locator('article.card', { hasText: `${hook}/smengo` });
+    expect(await card.locator('.banner').textContent()).toMatch(/410|gone/i);
+    await checkPage(page, problems, 'endpoint-disabled', res);
+
+    await page.goto(`/portal/endpoints/${id}`);
+    await submit(page, () => page.getByRole('button', { name: 'Send a test' }).click());
+    expect(await page.getByRole('status').first().textContent()).toContain('Test failed (410)');
+
+    const edit = page.locator('section', { hasText: 'Save changes' });
+    await edit.getByLabel('Event types').fill('sm.*, not valid!');
+    res = await submit(page, () => edit.getByRole('button', { name: 'Save changes' }).click());
+    expect(res?.status()).toBe(400);
+    expect(await page.getByRole('alert').textContent()).toContain('eventTypes.1');
+    await edit.getByLabel('Event types').fill('sm.*, refund.*');
+    await submit(page, () => edit.getByRole('button', { name: 'Save changes' }).click());
+    expect(await page.getByRole('status').first().textContent()).toContain('Changes saved.');
+    const view = (await (await a.call('GET', `/v1/endpoints/${id}`)).json()) as {
+      config: { eventTypes: string[] };
+    };
+    expect(view.config.eventTypes).toEqual(['sm.*', 'refund.*']);
+
+    gone.delete('/smengo');
+    await submit(page, () => page.getByRole('button', { name: 'Re-enable' }).click());
+    expect(await page.getByRole('status').first().textContent()).toContain('Endpoint resumed.');
+    expect(await endpointStatus(a, id)).toBe('active');
+    problems.splice(0);
   });
 
   it("18 isolation: tenant B's session cannot read or act on tenant A's endpoint or delivery (404 page, nothing changes)", async () => {
