@@ -1,4 +1,4 @@
-import { INBOUND_FORWARD_POLICY, PRESETS, leaseSecondsFor } from './presets.js';
+import { INBOUND_POLICIES, PRESETS, leaseSecondsFor } from './presets.js';
 import type { DeliveryPolicy, Direction, PresetName } from './types.js';
 
 /** R-RH-CUSTOM fields, as `PolicyOverrides` after validation (no zod here: see below). */
@@ -47,7 +47,7 @@ export function presetWithOverrides(
   overrides?: Overrides,
   direction: Direction = 'outbound',
 ): DeliveryPolicy {
-  const base = direction === 'inbound' && preset === 'railhook' ? INBOUND_FORWARD_POLICY : PRESETS[preset];
+  const base = (direction === 'inbound' ? INBOUND_POLICIES[preset] : undefined) ?? PRESETS[preset];
   const p = copyPolicy(base);
   p.direction = direction;
   if (!overrides) return p;

@@ -159,6 +159,14 @@ export const INBOUND_FORWARD_POLICY: DeliveryPolicy = deepFreeze({
   lifetimeSeconds: 24 * HOUR,
 });
 
+/**
+ * The inbound forward schedule a preset defines (SPEC §3 "attempts": Railhook's 5 inbound);
+ * the others keep their outbound rules for `inbound`.
+ */
+export const INBOUND_POLICIES: Readonly<Partial<Record<PresetName, DeliveryPolicy>>> = Object.freeze({
+  railhook: INBOUND_FORWARD_POLICY,
+});
+
 const DAY = 24 * HOUR;
 
 /**
