@@ -28,7 +28,7 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log as logger } from './observability/log.js';
 
-const log = (msg: string) => logger.info(msg);
+const log = (msg: string) => logger.notice(msg);
 
 async function main() {
   // Issue 13.3: the development allowances apply only with the embedded server and the API

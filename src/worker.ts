@@ -134,7 +134,7 @@ async function main() {
       sdkMetrics: true,
     },
   );
-  log.info(`worker polling task queue ${config.HERALD_TASK_QUEUE}`);
+  log.notice(`worker polling task queue ${config.HERALD_TASK_QUEUE}`);
   await worker.run();
   await listener?.close();
   await close();

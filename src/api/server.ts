@@ -28,7 +28,7 @@ async function main() {
   configureObservability(config);
   // Issue 13.2: the Web UI's codec, on its own listener (never the API's port).
   if (startCodecServer(config))
-    log.info(
+    log.notice(
       `codec for the Web UI on http://${config.HERALD_CODEC_HOST}:${config.HERALD_CODEC_PORT} (token required)`,
     );
   const { client, connection } = await connectClient(
@@ -39,7 +39,7 @@ async function main() {
   startApi(client, config);
   // The API process has no worker: ready is Temporal answering.
   await openObservabilityListener(config, [temporalReachable(connection)]);
-  log.info(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
+  log.notice(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT}`);
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

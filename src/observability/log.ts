@@ -17,6 +17,11 @@ export interface LogFields {
 }
 
 export interface Logger {
+  /**
+   * An info line written whatever the level: what a process says while it starts and stops
+   * (where it listens, which task queue), which an operator and supervisors wait for.
+   */
+  notice(message: string, fields?: LogFields): void;
   debug(message: string, fields?: LogFields): void;
   info(message: string, fields?: LogFields): void;
   warn(message: string, fields?: LogFields): void;
@@ -46,8 +51,8 @@ export function errorFields(err: unknown): LogFields {
   return { error: String(err) };
 }
 
-export function write(level: LogLevel, message: string, fields: LogFields = {}) {
-  if (!logEnabled(level)) return;
+export function write(level: LogLevel, message: string, fields: LogFields = {}, always = false) {
+  if (!always && !logEnabled(level)) return;
   const span = trace.getActiveSpan()?.spanContext();
   const entry: Record<string, unknown> = { time: new Date().toISOString(), level, message };
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) entry[k] = v;
@@ -59,6 +64,7 @@ export function createLogger(base: LogFields = {}): Logger {
   const at = (level: LogLevel) => (message: string, fields?: LogFields) =>
     write(level, message, fields ? { ...base, ...fields } : base);
   return {
+    notice: (message, fields) => write('info', message, fields ? { ...base, ...fields } : base, true),
     debug: at('debug'),
     info: at('info'),
     warn: at('warn'),

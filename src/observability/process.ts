@@ -34,6 +34,8 @@ export async function openObservabilityListener(
     );
     return undefined;
   }
-  log.info(`metrics on http://${config.HERALD_METRICS_HOST}:${server.port}/metrics (also /healthz, /readyz)`);
+  log.notice(
+    `metrics on http://${config.HERALD_METRICS_HOST}:${server.port}/metrics (also /healthz, /readyz)`,
+  );
   return server;
 }
