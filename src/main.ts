@@ -55,7 +55,7 @@ async function main() {
   const config = loadConfig(env);
   configureObservability(config);
   // Issue 13.1: on a cluster Herald did not start, no codec keys means no start.
-  assertHistoryEncrypted(config);
+  assertHistoryEncrypted(config, (m) => logger.warn(m));
   // Issue 13.2: the codec on its own listener, up before the UI that calls it; the
   // embedded UI's origins may call it.
   const uiOrigins = embedded

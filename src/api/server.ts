@@ -24,8 +24,8 @@ export function startApi(client: Client, config: Config, opts: { eagerStart?: bo
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
-  assertHistoryEncrypted(config);
   configureObservability(config);
+  assertHistoryEncrypted(config, (m) => log.warn(m));
   // Issue 13.2: the Web UI's codec, on its own listener (never the API's port).
   if (startCodecServer(config))
     log.notice(
