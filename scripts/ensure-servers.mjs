@@ -5,7 +5,7 @@
 //   stack - the real Temporal server, its SQL schema tool and the Web UI server, built with
 //          `go install` from the module proxy, plus PostgreSQL's binaries (`npm run stack`)
 // Usage: node scripts/ensure-servers.mjs [dev|test|stack|all]. Prints the resolved paths as JSON.
-// `all` is what the tests need (dev and test); the stack is built only when asked for.
+// `all` is what `npm test` needs: all three (the `stack` test project runs on the stack).
 // Idempotent: a second run only checks that the cached files are there.
 import { execFileSync, spawnSync } from 'node:child_process';
 import {
@@ -255,7 +255,7 @@ if (isMain) {
   const out = {};
   if (what === 'dev' || what === 'all') out.temporalCli = ensureDevServer();
   if (what === 'test' || what === 'all') out.testServer = ensureTestServer();
-  if (what === 'stack') Object.assign(out, ensureStack());
+  if (what === 'stack' || what === 'all') Object.assign(out, ensureStack());
   try {
     if (out.temporalCli) execFileSync(out.temporalCli, ['--version'], { stdio: 'ignore' });
   } catch {

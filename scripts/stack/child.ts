@@ -9,6 +9,11 @@ export interface ChildSpec {
   env: Record<string, string>;
   cwd?: string;
   logFile: string;
+  /**
+   * Restart after an exit nobody asked for, as compose's `restart: unless-stopped` does
+   * (a Temporal server that starts while PostgreSQL restarts exits, and must come back).
+   */
+  restartOnExit?: boolean;
 }
 
 /**
@@ -21,6 +26,9 @@ export class StackChild {
   private log?: WriteStream;
   private tail = '';
   private exitedAt?: number;
+  /** Set by stop()/kill9(): the next exit was asked for, so it is not restarted. */
+  private intended = false;
+  restarts = 0;
 
   constructor(readonly spec: ChildSpec) {}
 
@@ -38,6 +46,7 @@ export class StackChild {
 
   start(): void {
     if (this.running) throw new Error(`${this.spec.name} is already running`);
+    this.intended = false;
     this.log ??= createWriteStream(this.spec.logFile, { flags: 'a' });
     this.log.write(`\n--- ${new Date().toISOString()} start ${this.spec.name}\n`);
     const child = spawn(this.spec.command, this.spec.args, {
@@ -57,6 +66,12 @@ export class StackChild {
       this.log?.write(
         `--- ${new Date().toISOString()} ${this.spec.name} exited code=${code} signal=${signal}\n`,
       );
+      if (this.spec.restartOnExit && !this.intended) {
+        this.restarts++;
+        setTimeout(() => {
+          if (!this.intended && !this.running) this.start();
+        }, 1000).unref();
+      }
     });
     this.child = child;
   }
@@ -70,6 +85,7 @@ export class StackChild {
 
   /** Sends `signal` to the whole group; after `graceMs` without an exit, SIGKILL. */
   async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 15_000): Promise<void> {
+    this.intended = true;
     const c = this.child;
     if (!c?.pid || !this.running) return;
     const done = this.exited();

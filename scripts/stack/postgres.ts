@@ -1,4 +1,5 @@
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFile, execFileSync, spawnSync } from 'node:child_process';
+import { promisify } from 'node:util';
 import { createHash } from 'node:crypto';
 import { chownSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -114,6 +115,18 @@ export class LocalPostgres {
   restart(): void {
     this.stop('fast');
     this.start();
+  }
+
+  /** The same restart without blocking the caller's event loop (the chaos run's receivers). */
+  async restartAsync(): Promise<void> {
+    await promisify(execFile)(
+      join(this.pgBin, 'pg_ctl'),
+      ['-D', this.dataDir, '-l', join(this.dataDir, 'server.log'), '-m', 'fast', '-w', '-t', '60', 'restart'],
+      {
+        ...(this.owner ?? {}),
+        env: { ...process.env, LC_ALL: 'C.UTF-8' },
+      },
+    );
   }
 
   /** Removes the cluster (the test stack's, made for one run). */

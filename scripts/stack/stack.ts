@@ -186,11 +186,14 @@ export class Stack {
         WORKER_MEMBERSHIP_PORT: String(this.ports.workerMembership),
       }),
       logFile: join(this.logDir, 'temporal.log'),
+      restartOnExit: true,
     });
     this.temporal.start();
     const temporal = this.temporal;
+    // During start-up an exit is a configuration error, not a fault to ride out.
     const temporalDied = temporal.exited().then(() => {
-      throw new Error(`the Temporal server exited:\n${temporal.output()}`);
+      if (temporal.restarts > 0 || !temporal.running)
+        throw new Error(`the Temporal server exited:\n${temporal.output()}`);
     });
 
     const setup = runJob({
@@ -220,6 +223,7 @@ export class Stack {
           TEMPORAL_CODEC_ENDPOINT: `${this.info.codecUrl}/${this.secrets.codecToken}`,
         }),
         logFile: join(this.logDir, 'temporal-ui.log'),
+        restartOnExit: true,
       });
       this.ui.start();
     } else if (this.opts.ui !== false) {
@@ -268,6 +272,7 @@ export class Stack {
       cwd: ROOT,
       env: this.envFor(service, topology),
       logFile: join(this.logDir, `${service === 'herald-api' ? 'herald-api' : `herald-worker-${i + 1}`}.log`),
+      restartOnExit: true,
     });
   }
 
@@ -328,14 +333,19 @@ export class Stack {
     this.postgres.restart();
   }
 
-  async stop(): Promise<void> {
+  /**
+   * Stops every process, newest first. `kill: true` is for throwaway stacks (tests, chaos):
+   * SIGKILL at once instead of letting workers finish their attempts.
+   */
+  async stop(opts: { kill?: boolean } = {}): Promise<void> {
+    const signal = opts.kill ? 'SIGKILL' : 'SIGTERM';
     const all = [this.api, ...this.workers].filter((c): c is StackChild => !!c);
-    await Promise.all(all.map((c) => c.stop('SIGTERM', 20_000)));
-    await this.ui?.stop('SIGTERM', 10_000);
+    await Promise.all(all.map((c) => c.stop(signal, 20_000)));
+    await this.ui?.stop(signal, 10_000);
     await this.connection?.close().catch(() => undefined);
-    await this.temporal?.stop('SIGTERM', 30_000);
+    await this.temporal?.stop(signal, 30_000);
     try {
-      this.postgres?.stop('fast');
+      this.postgres?.stop(opts.kill ? 'immediate' : 'fast');
     } catch (err) {
       this.log(String(err));
     }

@@ -1,0 +1,200 @@
+import type { Arrival } from './chaos-receiver.js';
+
+export interface Accepted {
+  eventId: string;
+  endpoint: number;
+  deliveryIds: string[];
+  at: number;
+}
+
+export interface Fault {
+  kind: 'worker_kill' | 'api_kill' | 'temporal_restart' | 'postgres_restart';
+  target: string;
+  /** When the fault began (kill sent, restart begun). */
+  at: number;
+  /** When the process was back (restarted); 0 while it is not. */
+  until: number;
+}
+
+/** GET /v1/deliveries/{id} as far as the accounting reads it. */
+export interface FinalState {
+  status: string;
+  attemptCount?: number;
+  attemptBudget?: number;
+  responseCode?: number | null;
+  lastError?: string;
+}
+
+export interface AccountingInput {
+  seed: number;
+  events: number;
+  endpoints: number;
+  rate: number;
+  policy: { maxAttempts: number; retryDelays: number[]; timeoutSeconds: number };
+  goneEndpoint: number;
+  accepted: Accepted[];
+  rejected: number;
+  publishRetries: number;
+  arrivals: Arrival[];
+  finals: Map<string, FinalState>;
+  apiStatus: Map<string, string>;
+  faults: Fault[];
+  lastFault: number;
+  settledAt: number;
+  publishStart: number;
+  publishEnd: number;
+  command: string;
+}
+
+/** A fault overlaps [from, to] when it began in it or its process was still down then. */
+function faultDuring(faults: Fault[], from: number, to: number): Fault | undefined {
+  return faults.find((f) => f.at <= to && (f.until || f.at) >= from - 1000);
+}
+
+/**
+ * Every accepted event is either delivered (its receiver answered 2xx in time), or final in
+ * the API exactly as the policy says: 410 on the gone endpoint, or all attempts spent with
+ * no 2xx among them. Anything else is unexplained; an event neither delivered nor final
+ * when the drain ended is lost.
+ */
+export function accountFor(input: AccountingInput) {
+  const { arrivals, faults, policy } = input;
+  const timeoutMs = policy.timeoutSeconds * 1000;
+  const byEvent = new Map<string, Arrival[]>();
+  for (const a of arrivals) {
+    const list = byEvent.get(a.webhookId) ?? [];
+    list.push(a);
+    byEvent.set(a.webhookId, list);
+  }
+
+  let delivered = 0;
+  let deadAsPolicy = 0;
+  let lost = 0;
+  const unexplained: Array<{ eventId: string; why: string }> = [];
+  const deadReasons: Record<string, number> = {};
+  let apiDisagreesExplained = 0;
+  for (const a of input.accepted) {
+    const seen = byEvent.get(a.eventId) ?? [];
+    const ok = seen.find((s) => s.outcome === 'ok');
+    const api = input.apiStatus.get(a.eventId);
+    if (ok) {
+      delivered++;
+      // At-least-once: a 2xx whose answer a killed worker never recorded is retried, and a
+      // later failure can still exhaust it. Only a fault during that attempt explains it.
+      if (api && api !== 'succeeded' && api !== 'delivering' && api !== 'pending') {
+        if (faultDuring(faults, ok.at - timeoutMs, ok.at + timeoutMs)) apiDisagreesExplained++;
+        else unexplained.push({ eventId: a.eventId, why: `receiver saw 2xx, API says ${api}` });
+      }
+      continue;
+    }
+    const final = input.finals.get(a.eventId);
+    if (!final) {
+      lost++;
+      continue;
+    }
+    if (a.endpoint === input.goneEndpoint) {
+      // standard: a 410 disables the endpoint at once and dead-letters the delivery
+      // (exhaust_and_disable); later events to it are dead-lettered or never fanned out.
+      if (final.status === 'exhausted' || final.status === 'no_delivery' || final.status === 'dead') {
+        deadAsPolicy++;
+        const why = `${final.status}${final.responseCode ? ` ${final.responseCode}` : ''}: 410 endpoint`;
+        deadReasons[why] = (deadReasons[why] ?? 0) + 1;
+      } else unexplained.push({ eventId: a.eventId, why: `410 endpoint, status ${final.status}` });
+      continue;
+    }
+    const spent = (final.attemptCount ?? 0) >= (final.attemptBudget ?? policy.maxAttempts);
+    if (final.status === 'exhausted' && spent && seen.every((s) => s.outcome !== 'ok')) {
+      deadAsPolicy++;
+      const why = `exhausted after ${final.attemptCount} attempts`;
+      deadReasons[why] = (deadReasons[why] ?? 0) + 1;
+    } else {
+      unexplained.push({
+        eventId: a.eventId,
+        why: `${final.status} after ${final.attemptCount}/${final.attemptBudget} attempts (${final.lastError ?? ''})`,
+      });
+    }
+  }
+
+  // Duplicates: requests beyond the first for one delivery and attempt number.
+  const firstOf = new Map<string, Arrival>();
+  let duplicates = 0;
+  let duplicatesExplained = 0;
+  const unexplainedDuplicates: Array<{
+    webhookId: string;
+    attempt: number;
+    firstOutcome: string;
+    firstAtSeconds: number;
+    againAtSeconds: number;
+  }> = [];
+  for (const a of [...arrivals].sort((x, y) => x.at - y.at)) {
+    const key = `${a.deliveryId}:${a.attempt}`;
+    const first = firstOf.get(key);
+    if (!first) {
+      firstOf.set(key, a);
+      continue;
+    }
+    duplicates++;
+    if (faultDuring(faults, first.at - timeoutMs, a.at)) duplicatesExplained++;
+    else
+      unexplainedDuplicates.push({
+        webhookId: a.webhookId,
+        attempt: a.attempt,
+        firstOutcome: first.outcome,
+        firstAtSeconds: Math.round((first.at - input.publishStart) / 100) / 10,
+        againAtSeconds: Math.round((a.at - input.publishStart) / 100) / 10,
+      });
+  }
+
+  // The longest any unfinished delivery waited between a fault and its next request.
+  let longestGap = 0;
+  for (const list of byEvent.values()) {
+    const sorted = [...list].sort((x, y) => x.at - y.at);
+    const doneAt = sorted.find((s) => s.outcome === 'ok')?.at ?? Infinity;
+    for (const f of faults) {
+      if (f.at >= doneAt || sorted[0]!.at > f.at) continue;
+      const next = sorted.find((s) => s.at >= f.at);
+      if (next) longestGap = Math.max(longestGap, next.at - f.at);
+    }
+  }
+
+  const figures = {
+    accepted: input.accepted.length,
+    rejected: input.rejected,
+    delivered,
+    deadAsPolicy,
+    lost,
+    unexplained: unexplained.length + unexplainedDuplicates.length,
+    duplicates,
+    duplicatesExplained,
+    apiDisagreesExplainedByFault: apiDisagreesExplained,
+    requests: arrivals.length,
+    publishRetries: input.publishRetries,
+    drainSecondsAfterLastFault: input.settledAt
+      ? Math.round((input.settledAt - input.lastFault) / 100) / 10
+      : null,
+    longestGapAfterFaultSeconds: Math.round(longestGap / 100) / 10,
+    publishSeconds: Math.round((input.publishEnd - input.publishStart) / 100) / 10,
+  };
+  const outcomes: Record<string, number> = {};
+  for (const a of arrivals) outcomes[a.outcome] = (outcomes[a.outcome] ?? 0) + 1;
+  return {
+    command: input.command,
+    seed: input.seed,
+    events: input.events,
+    endpoints: input.endpoints,
+    ratePerSecond: input.rate,
+    policy,
+    figures,
+    deadReasons,
+    receiverOutcomes: outcomes,
+    faults: faults.map((f) => ({
+      kind: f.kind,
+      target: f.target,
+      atSeconds: Math.round((f.at - input.publishStart) / 100) / 10,
+      downSeconds: f.until ? Math.round((f.until - f.at) / 100) / 10 : null,
+    })),
+    unexplained: unexplained.slice(0, 50),
+    unexplainedDuplicates: unexplainedDuplicates.slice(0, 50),
+    finishedAt: new Date().toISOString(),
+  };
+}
