@@ -1,8 +1,8 @@
 // `npm start`: the embedded default. A Temporal dev server persisted to SQLite (unless
 // TEMPORAL_ADDRESS names a cluster), one worker and the API, in one process tree that
 // stops cleanly on Ctrl-C.
-import { msToTs } from '@temporalio/common/lib/time.js';
 import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { ensureDevServer } from '../scripts/ensure-servers.mjs';

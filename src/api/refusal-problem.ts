@@ -10,13 +10,25 @@ const STATUS: Record<RefusalKind, ContentfulStatusCode> = {
   too_many: 429,
 };
 
+const asProblem = (err: unknown) =>
+  err instanceof Refusal
+    ? new ProblemError(STATUS[err.kind], err.code, err.title, err.detail, err.extra)
+    : err;
+
 /** Presents a use case's refusal as problem+json (same code); anything else goes on as it is. */
 export async function orProblem<T>(run: Promise<T>): Promise<T> {
   try {
     return await run;
   } catch (err) {
-    if (err instanceof Refusal)
-      throw new ProblemError(STATUS[err.kind], err.code, err.title, err.detail, err.extra);
-    throw err;
+    throw asProblem(err);
+  }
+}
+
+/** The same for a rule checked synchronously. */
+export function orProblemNow<T>(run: () => T): T {
+  try {
+    return run();
+  } catch (err) {
+    throw asProblem(err);
   }
 }
