@@ -31,7 +31,13 @@ describe('18 tenant portal in a real browser', () => {
   const gone = new Set<string>();
 
   beforeAll(async () => {
-    const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
+    const [apiPort, temporalPort, uiPort, httpPort, metricsPort] = [
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+      await freePort(),
+    ];
     api = `http://127.0.0.1:${apiPort}`;
     receiver.respondWith((req, _i, res) => {
       const path = req.path.split('?')[0]!;
@@ -45,6 +51,9 @@ describe('18 tenant portal in a real browser', () => {
       HERALD_API_PORT: String(apiPort),
       HERALD_TEMPORAL_PORT: String(temporalPort),
       HERALD_TEMPORAL_UI_PORT: String(uiPort),
+      // Free ones, not the frontend port + 10 and + 11, which may be taken on a busy machine.
+      HERALD_TEMPORAL_HTTP_PORT: String(httpPort),
+      HERALD_TEMPORAL_METRICS_PORT: String(metricsPort),
       HERALD_TASK_QUEUE: 'herald',
       HERALD_OPERATOR_KEY: TEST_OPERATOR_KEY,
       // Other suites' processes run beside this one: no fixed metrics port.
@@ -191,6 +200,22 @@ describe('18 tenant portal in a real browser', () => {
     expect(await page.locator('pre.body').textContent()).toContain('"o-1"');
     await checkPage(page, problems, 'delivery', res);
 
+    // R-SMENGO-LOG shows 25; older ones are a page further.
+    await Promise.all(Array.from({ length: 25 }, (_x, i) => publish(a, 'order.bulk', { i })));
+    await expect
+      .poll(
+        async () => {
+          await page.goto('/portal/deliveries');
+          return page.locator('tbody tr', { hasText: 'order.bulk' }).count();
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(25);
+    expect(await page.locator('tbody tr', { hasText: 'order.paid' }).count()).toBe(0);
+    await submit(page, () => page.getByRole('link', { name: 'Older deliveries' }).click());
+    expect(await page.locator('tbody tr', { hasText: 'order.paid' }).count()).toBe(1);
+    expect(await page.getByRole('link', { name: 'Newest' }).count()).toBe(1);
+
     // Filters: by status, and one that matches nothing.
     await page.goto(`/portal/deliveries?status=failed`);
     expect(await page.locator('tbody tr').count()).toBe(0);
@@ -237,7 +262,7 @@ describe('18 tenant portal in a real browser', () => {
     problems.splice(0);
   });
 
-  it('18 R-DT-REPLAY: a portal link signs in; the replay-failures dialog shows blocked, waiting and ready before anything is sent', async () => {
+  it('18 R-DT-REPLAY: a portal link signs in; the replay-failures dialog shows blocked, waiting and ready before anything is sent; replay one; a quota error is a message', async () => {
     const c = await newTenant(httpApp(api), 'Dong');
     const linkRes = await c.call('POST', '/v1/portal-links', { expiresInMinutes: 5 });
     expect(linkRes.status, await linkRes.clone().text()).toBe(201);
@@ -330,6 +355,22 @@ describe('18 tenant portal in a real browser', () => {
       .poll(() => receiver.requests.filter((r) => r.path === '/dt-ready').length, { timeout: 20_000 })
       .toBe(3);
     void wait;
+
+    // Quota errors are messages on the page: Dong Tien allows 30 replay requests a minute.
+    const csrf = await page.locator('input[name="_csrf"]').first().inputValue();
+    let last = 0;
+    for (let i = 0; i < 35 && last !== 429; i++)
+      last = (
+        await page.context().request.post('/portal/replay', { form: { _csrf: csrf }, maxRedirects: 0 })
+      ).status();
+    expect(last).toBe(429);
+    await page.goto('/portal/replay');
+    // The confirm button is disabled with nothing ready; the form is sent as it stands.
+    res = await submit(page, () =>
+      page.locator('dialog form').evaluate((f) => (f as unknown as { submit(): void }).submit()),
+    );
+    expect(res?.status()).toBe(429);
+    expect(await page.getByRole('alert').textContent()).toContain('Too many replay requests');
     problems.splice(0);
   });
 
@@ -387,7 +428,7 @@ describe('18 tenant portal in a real browser', () => {
     await signIn(page, problems, a.apiKey);
     await page.goto(`/portal/endpoints/${aEndpoint}`);
     expect(await page.locator('figure.chart svg').getAttribute('aria-label')).toMatch(
-      /1 succeeded, 0 failed/,
+      /26 succeeded, 0 failed/,
     );
     const res = await submit(page, () => page.getByRole('button', { name: 'Rotate the secret' }).click());
     const secret = await page.locator('#secret-value').textContent();
