@@ -62,11 +62,15 @@ const log = (msg: string) => console.error(`[bench ${new Date().toISOString().sl
 async function main() {
   const receiver = new BenchReceiver();
   const receiverUrl = await receiver.start();
-  const herald = new BenchHerald(
-    { api: await freePort(), temporal: await freePort(), ui: await freePort() },
-    { HERALD_METRICS_PORT: values.metrics === 'off' ? '0' : String(await freePort()) },
-    size.concurrency,
-  );
+  const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+  // The metrics port and the SDK exporter's (+1) must miss the dev server's derived ports (+10, +11).
+  let metricsPort = 0;
+  while (values.metrics !== 'off' && !metricsPort) {
+    const p = await freePort();
+    const taken = [ports.api, ports.ui, ...Array.from({ length: 12 }, (_, i) => ports.temporal + i)];
+    if (!taken.includes(p) && !taken.includes(p + 1)) metricsPort = p;
+  }
+  const herald = new BenchHerald(ports, { HERALD_METRICS_PORT: String(metricsPort) }, size.concurrency);
   log(`starting the embedded default in ${herald.dataDir}`);
   await herald.start();
   const earlier = values.merge
