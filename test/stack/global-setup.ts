@@ -19,13 +19,13 @@ export default async function setup(project: TestProject) {
   try {
     project.provide('stack', await stack.start());
   } catch (err) {
-    await stack.stop();
+    await stack.stop({ kill: true });
     stack.postgres?.destroy();
     throw err;
   }
   process.stderr.write(`[stack] up in ${((Date.now() - t0) / 1000).toFixed(1)} s\n`);
   return async () => {
-    await stack.stop();
+    await stack.stop({ kill: true });
     stack.postgres.destroy();
     rmSync(dir, { recursive: true, force: true });
   };

@@ -52,10 +52,10 @@ describe('19 Herald on the production-shaped stack (Temporal on PostgreSQL, 2 wo
   });
 
   it('19 R-RETRY R-RH-DLQ: failing attempts are retried, end as a dead letter, and a retry of it delivers', async () => {
+    let flakyFixed = false;
     receiver.respondWith((r, _i, res) =>
       r.path === '/flaky' && !flakyFixed ? res.writeHead(500).end('down') : res.writeHead(200).end('ok'),
     );
-    let flakyFixed = false;
     const { endpoint } = await expectJson<{ endpoint: Endpoint }>(
       t.call('POST', '/v1/endpoints', {
         url: `${base}/flaky`,
