@@ -149,7 +149,9 @@ describe('issue 20: structured logs, and nothing secret in them', () => {
       expect(typeof entry.message, line).toBe('string');
     }
     // The API's access lines (debug): one per request, by route template, with the tenant.
-    const access = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((e) => e.message === 'request');
+    const access = lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((e) => e.message === 'request');
     expect(access.length).toBeGreaterThanOrEqual(routes);
     expect(access.some((e) => e.route === '/v1/endpoints/:id' && e.tenant === tenantId)).toBe(true);
     // The worker's debug lines name the deliveries they are about.
