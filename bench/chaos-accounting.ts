@@ -39,6 +39,8 @@ export interface AccountingInput {
   finals: Map<string, FinalState>;
   apiStatus: Map<string, string>;
   faults: Fault[];
+  /** Deliveries whose history records an attempt's lease running out (ActivityTaskTimedOut). */
+  leaseExpired: Set<string>;
   lastFault: number;
   settledAt: number;
   publishStart: number;
@@ -99,7 +101,16 @@ export function accountFor(input: AccountingInput) {
         deadAsPolicy++;
         const why = `${final.status}${final.responseCode ? ` ${final.responseCode}` : ''}: 410 endpoint`;
         deadReasons[why] = (deadReasons[why] ?? 0) + 1;
-      } else unexplained.push({ eventId: a.eventId, why: `410 endpoint, status ${final.status}` });
+      } else if (final.status === 'failed' && /disabled|gone/i.test(final.lastError ?? '')) {
+        // Published while the 410 was disabling the endpoint: ended without a request.
+        deadAsPolicy++;
+        const why = `failed: ${final.lastError}`;
+        deadReasons[why] = (deadReasons[why] ?? 0) + 1;
+      } else
+        unexplained.push({
+          eventId: a.eventId,
+          why: `410 endpoint, status ${final.status} (${final.lastError ?? ''})`,
+        });
       continue;
     }
     const spent = (final.attemptCount ?? 0) >= (final.attemptBudget ?? policy.maxAttempts);
@@ -119,6 +130,7 @@ export function accountFor(input: AccountingInput) {
   const firstOf = new Map<string, Arrival>();
   let duplicates = 0;
   let duplicatesExplained = 0;
+  let duplicatesLeaseExpired = 0;
   const unexplainedDuplicates: Array<{
     webhookId: string;
     attempt: number;
@@ -135,7 +147,10 @@ export function accountFor(input: AccountingInput) {
     }
     duplicates++;
     if (faultDuring(faults, first.at - timeoutMs, a.at)) duplicatesExplained++;
-    else
+    else if (input.leaseExpired.has(a.deliveryId)) {
+      duplicatesExplained++;
+      duplicatesLeaseExpired++;
+    } else
       unexplainedDuplicates.push({
         webhookId: a.webhookId,
         attempt: a.attempt,
@@ -166,6 +181,7 @@ export function accountFor(input: AccountingInput) {
     unexplained: unexplained.length + unexplainedDuplicates.length,
     duplicates,
     duplicatesExplained,
+    duplicatesLeaseExpired,
     apiDisagreesExplainedByFault: apiDisagreesExplained,
     requests: arrivals.length,
     publishRetries: input.publishRetries,
