@@ -6,6 +6,8 @@ import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from '../api/auth.js';
 import type { Directory } from '../api/directory.js';
 import { parseApiKey, sameSecret } from '../api/keys.js';
+import { ProblemError } from '../api/problem.js';
+import { ServiceError, isGrpcServiceError } from '@temporalio/client';
 import { callApi, qs, type ApiFetch, type ApiResult } from './api-call.js';
 import type {
   AttemptRowJson,
@@ -65,6 +67,8 @@ const LOOPBACK = /^(127(\.\d+){3}|localhost|\[::1\])$/i;
 
 /** Path segments that reach the API as they are: never `.`/`..`, never a slash. */
 const SEGMENT = /^(?!\.\.?$)[A-Za-z0-9_.:-]{1,128}$/;
+
+const isTemporalOutage = (err: unknown) => err instanceof ServiceError || isGrpcServiceError(err);
 
 async function render(c: Context, el: JSX.Element, status = 200) {
   return c.html(`<!doctype html>${await el.toString()}`, status as 200);
@@ -128,7 +132,11 @@ export function portalRouter(deps: PortalDeps) {
   // The key is checked by the API's own authentication, never by a copy of it.
   const verifier = new Hono<TenantEnv>()
     .use('*', tenantAuth(deps.directory))
-    .get('/', (c) => c.json({ tenantId: c.get('tenantId') }));
+    .get('/', (c) => c.json({ tenantId: c.get('tenantId') }))
+    // A Temporal that cannot say whether the key is valid is an outage page, not "refused".
+    .onError((err, c) =>
+      c.json({}, err instanceof ProblemError ? err.status : isTemporalOutage(err) ? 503 : 500),
+    );
 
   app.get('/sign-in', (c) => {
     const notice = c.req.query('notice');
@@ -154,7 +162,7 @@ export function portalRouter(deps: PortalDeps) {
     const parsed = parseApiKey(key);
     if (parsed) {
       const res = await verifier.request('/', { headers: { authorization: `Bearer ${key}` } });
-      if (res.status === 503) return unavailable(c);
+      if (res.status >= 500) return unavailable(c);
       if (!res.ok) return refused();
       return startSession(c, {
         role: 'tenant',
