@@ -116,6 +116,10 @@ export const configSchema = z.object({
   HERALD_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(300),
   HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
+  // Issue 17: the share of those send slots one endpoint may hold; the rest of its sends wait
+  // as `concurrency_limited` deferrals (no attempt spent), woken when one of its sends ends.
+  // 0.25 of 200 is 50: a receiver answering in 10 s still gets 5/s per worker. 1 turns it off.
+  HERALD_ENDPOINT_MAX_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
   // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
   // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
   HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),

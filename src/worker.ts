@@ -20,6 +20,7 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { configureObservability, openObservabilityListener } from './observability/process.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
+import { SendShare, shareLimit } from './policy/flow-share.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 /**
@@ -80,6 +81,8 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     client: opts.client,
     notifier,
     transformer: transforms,
+    // Issue 17: a slow endpoint cannot take every send slot of this worker.
+    sendShare: new SendShare(shareLimit(config.HERALD_ENDPOINT_MAX_SHARE, config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES)),
     ...opts.deps,
   });
   const worker = await Worker.create({

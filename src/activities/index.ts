@@ -9,6 +9,8 @@ import { createReplayActivities } from './replay-activities.js';
 import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-activities.js';
 import type { Notifier } from '../notify/notifier.js';
 import { verificationGate } from '../shared/verification.js';
+import { wakeSignal } from '../shared/messages.js';
+import { SHARE_DEFERRAL_CODE, SHARE_RECHECK_MS, type SendShare } from '../policy/flow-share.js';
 
 /**
  * Decides, before anything is sent, whether this attempt must wait instead (for example
@@ -26,6 +28,8 @@ export interface ActivityDeps extends HttpSenderDeps {
   endpointCacheTtlMs?: number;
   /** Least time between two after-outcome reads of one endpoint (issue 14.4); see EndpointSnapshotCache. */
   endpointAfterReadSpacingMs?: number;
+  /** Issue 17: the default share of this worker's send slots one endpoint may hold. */
+  sendShare?: SendShare;
 }
 
 /** Activities are built from their dependencies so tests can hand in a clock, resolver or gate. */
@@ -40,6 +44,14 @@ export function createActivities(deps: ActivityDeps) {
   const billingEmail =
     deps.billingEmail ?? (tenants ? async (id: string) => (await tenants.get(id, true))?.billingEmail : undefined);
   const stamp = () => deps.now().toISOString();
+  const share = deps.sendShare;
+  /** A slot of the endpoint freed here: the oldest delivery refused for it goes next (a wake, not a poll). */
+  const wakeNextWaiter = (endpointId: string) => {
+    const id = share?.nextWaiter(endpointId);
+    if (id === undefined || !deps.client) return;
+    // One that has ended meanwhile cannot take the slot: the next one may.
+    deps.client.workflow.getHandle(id).signal(wakeSignal).catch(() => wakeNextWaiter(endpointId));
+  };
 
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
     // Inbound forwards are left out: they run as forward workflows, which a reactivation
@@ -73,6 +85,7 @@ export function createActivities(deps: ActivityDeps) {
     const opts = { createdAt: Date.parse(req.createdAt), deliveryId: req.deliveryId, drainTurn: req.drainTurn };
     const decideAt = () => Math.max(deps.now().getTime(), req.scheduledAt);
     let decision = sendDecision(snap.preset, snap.health, decideAt(), opts);
+    const probe = decision.kind === 'defer' && decision.claimProbe;
     if (decision.kind === 'defer' && decision.claimProbe) {
       // Railhook half-open: ask the endpoint for the single probe turn, then decide again.
       const health = await deps.client.workflow
@@ -85,10 +98,22 @@ export function createActivities(deps: ActivityDeps) {
     const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
     if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
     if (decision.kind === 'drop') return { ...base, drop: { code: decision.code, endAs: decision.endAs } };
-    const result = await send({
-      ...req,
-      target: { url: snap.url, secrets: snap.secrets, transformation: snap.transformation },
-    });
+    // Issue 17: over its share of this worker's slots, the endpoint's send waits (no attempt
+    // spent) until one of its sends here ends; under it this is a counter, nothing more.
+    if (share && !share.tryEnter(req.endpointId, req.deliveryId, probe || req.drainTurn === true))
+      return { ...base, deferral: { code: SHARE_DEFERRAL_CODE, retryInMs: SHARE_RECHECK_MS } };
+    let result: SendResult;
+    try {
+      result = await send({
+        ...req,
+        target: { url: snap.url, secrets: snap.secrets, transformation: snap.transformation },
+      });
+    } finally {
+      if (share) {
+        share.leave(req.endpointId);
+        wakeNextWaiter(req.endpointId);
+      }
+    }
     // Issue 14.4: the delivery judges its outcome on the endpoint as it stands after it,
     // not on the read before the send (see shouldReport).
     return { ...result, health: await healthAfterOutcome(cache, req.endpointId, snap.health) };

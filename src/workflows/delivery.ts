@@ -59,6 +59,12 @@ export {
 } from '../policy/next-step.js';
 /** Marks the new command (continueAsNew) for runs whose history predates it. */
 export const DELIVERY_ROLLOVER_PATCH = 'delivery-continue-as-new';
+/**
+ * Issue 17: a wake that arrives while the send is out (a slot freed just as this one was
+ * refused for its share) is kept for the deferral that follows, instead of being cleared
+ * when the wait starts. Only checked when that happens, so no other run records it.
+ */
+export const WAKE_DURING_SEND_PATCH = 'delivery-wake-during-send';
 
 /**
  * One event to one endpoint (SPEC §1 "Delivery"). The rules of a round are the pure reducer
@@ -106,6 +112,9 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   let drainTurn = carried?.drainTurn ?? false;
   // Whoever wakes a delivery just changed the endpoint: the next read must not be cached.
   let freshRead = carried?.freshRead ?? false;
+  // A wake while the send is out: it answers the deferral that may come back (issue 17).
+  let sending = false;
+  let wokenWhileSending = false;
   let command: Command | undefined;
 
   let indexed: DeliveryStatus = carried?.indexed ?? (input.deadLetterOnArrival ? 'exhausted' : 'pending');
@@ -129,6 +138,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   setHandler(wakeSignal, () => {
     wake = true;
     freshRead = true;
+    if (sending) wokenWhileSending = true;
   });
   setHandler(drainTurnSignal, () => {
     drainTurn = true;
@@ -174,6 +184,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     const fresh = freshRead;
     drainTurn = false;
     freshRead = false;
+    sending = true;
+    wokenWhileSending = false;
     try {
       const result = await sendAttempt({
         deliveryId: input.deliveryId,
@@ -194,6 +206,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     } catch (err) {
       // The worker died or hung (its lease ran out), or the activity threw.
       return { kind: 'worker_error', lease: err instanceof ActivityFailure && err.cause instanceof TimeoutFailure };
+    } finally {
+      sending = false;
     }
   };
 
@@ -264,8 +278,10 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
           if (step.ms > 0) await sleep(step.ms);
           happened = ready();
           break;
-        case 'wait':
-          wake = false;
+        case 'wait': {
+          const keepWake = wokenWhileSending && step.onWake === 'recheck' && patched(WAKE_DURING_SEND_PATCH);
+          wokenWhileSending = false;
+          if (!keepWake) wake = false;
           if (step.ms > 0) await condition(() => ended() || wake, step.ms);
           if (step.onWake === 'keep_time') {
             // A wake only ends deferrals early; a scheduled retry keeps its time unless the
@@ -275,6 +291,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
           }
           happened = ready();
           break;
+        }
       }
     }
   };
