@@ -50,6 +50,16 @@ export default defineConfig({
         },
       },
       {
+        // Issue 19: the short chaos run, on a stack of its own, after the stack project.
+        extends: true,
+        test: {
+          name: 'chaos',
+          include: ['test/chaos/**/*.test.ts'],
+          sequence: { groupOrder: 3 },
+          testTimeout: 900_000,
+        },
+      },
+      {
         // Thousands of workflows at once: after everything else, alone, on a fresh server.
         extends: true,
         test: {
