@@ -1,52 +1,25 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { WorkflowNotFoundError } from '@temporalio/client';
 import type { Context } from 'hono';
 import type { ReplayWindowInput } from '../../activities/replay-activities.js';
-import { presetsOffering, recoveryOf } from '../../policy/policy.js';
+import { recoveryOf } from '../../policy/policy.js';
 import { windowReplayBounds } from '../../policy/replay-window.js';
-import type { DeliveryState } from '../../shared/delivery-types.js';
-import type { EndpointView } from '../../shared/endpoint-types.js';
-import { DELIVERY_IN_PROGRESS, replayDeliveryUpdate } from '../../shared/messages.js';
 import { REPLAY_WINDOW_WORKFLOW } from '../../shared/names.js';
 import { SA_ENDPOINT, SA_TENANT } from '../../shared/search-attributes.js';
 import { admitReplayUpdate } from '../../shared/tenant-messages.js';
 import type { ReplayKind } from '../../shared/tenant-types.js';
 import type { TenantEnv } from '../auth.js';
 import type { Directory } from '../../store/directory.js';
-import { eq } from '../../store/visibility.js';
 import { newId } from '../keys.js';
 import { ProblemError, fail } from '../problem.js';
-import { boundedMap, tryEach } from '../../shared/bounded-map.js';
+import { tryEach } from '../../shared/bounded-map.js';
 import { problemResponse, router } from '../openapi.js';
-import {
-  deliveriesQuery,
-  deliveryState,
-  listAll,
-  ownedDelivery,
-  presetIn,
-  statusIn,
-  updateFailureType,
-  type DeliveryRef,
-} from '../../store/deliveries.js';
+import { orProblem, orProblemNow } from '../refusal-problem.js';
+import { groupFailures, replayDelivery, replayModeOf, type Grouped } from '../../core/replay.js';
+import { temporalReplayStore } from '../../store/replay.js';
+import { ownedDelivery, type DeliveryRef } from '../../store/deliveries.js';
 import { attemptCount, lastError, presentState } from '../../shared/delivery-view.js';
 import { deliveryParams, deliverySchema, endpointIdSchema } from '../delivery-schemas.js';
 import type { RouterDeps } from '../router-deps.js';
-
-const HOUR_MS = 3_600_000;
-const DAY_MS = 24 * HOUR_MS;
-/** R-DT-REPLAY: events older than this cannot be replayed. */
-export const REPLAY_MAX_AGE_MS = 90 * DAY_MS;
-/** Deliveries one preview (or bulk replay) looks at, per status group. */
-export const PREVIEW_SCAN_LIMIT = 1000;
-
-/** Endpoint states that refuse a replay until the tenant acts: re-enable (or resume) first. */
-const BLOCKING = new Set(['suspended', 'disabled', 'paused']);
-
-type Grouped = {
-  ref: DeliveryRef;
-  state: DeliveryState;
-  reason?: string;
-};
 
 const previewItem = (g: Grouped) => ({
   id: g.ref.id,
@@ -102,17 +75,6 @@ const windowSchema = z
 
 const scopeQuery = z.object({ endpointId: endpointIdSchema.optional() });
 
-/**
- * Why a replay was refused as too late (issue 14.11), from the preset's offer: how long it
- * keeps a delivery, and with it the event's body, open for replay (Dong Tien: 90 days).
- */
-function replayWindowDetail(ref: DeliveryRef): string {
-  const days = Math.round(recoveryOf(ref.preset).openSeconds / 86_400);
-  return days > 0
-    ? `Its preset keeps a delivery and its event's body ${days} days for replay; that window has closed (the event is from ${ref.createdAt}).`
-    : 'Its replay window has closed.';
-}
-
 /** R-DT-REPLAY (one delivery, bulk "replay failures", preview) and R-BIRD-REPLAY (window). */
 export function replayRouter(deps: RouterDeps & { directory: Directory }) {
   const app = router<TenantEnv>();
@@ -143,110 +105,9 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
     });
   };
 
-  /**
-   * What replaying this one delivery does, by its preset's recovery offer (issue 14.6); a
-   * preset that offers none answers before any quota is spent.
-   */
-  const replayModeOf = (ref: DeliveryRef) => {
-    const offer = recoveryOf(ref.preset);
-    if (offer.deliveryReplay !== 'none') return offer.deliveryReplay;
-    if (offer.windowReplay)
-      fail(
-        409,
-        'delivery_replay_not_offered',
-        'This endpoint replays by time window only',
-        `Its preset (${ref.preset}) resends failures by window: POST /v1/replay/window ` +
-          `{"endpointId":"${ref.endpointId}"} (since and until optional).`,
-        { replay: { method: 'POST', href: '/v1/replay/window', body: { endpointId: ref.endpointId } } },
-      );
-    return fail(
-      409,
-      'not_replayable',
-      'This endpoint offers no replay',
-      'Read the event back through the events API.',
-    );
-  };
-
-  /** Opens a new round (up to the policy's attempts, same schedule) on a finished delivery. */
-  const replayOne = async (ref: DeliveryRef) => {
-    const mode = replayModeOf(ref);
-    // Issue 14.11: say which window closed; Dong Tien's is the 90 days its bodies are kept.
-    const expired = () =>
-      fail(410, 'replay_window_expired', 'This delivery can no longer be replayed', replayWindowDetail(ref), {
-        createdAt: ref.createdAt,
-      });
-    if (!ref.open || Date.now() - ref.startMs > REPLAY_MAX_AGE_MS) expired();
-    try {
-      return await client.workflow
-        .getHandle(ref.id)
-        .executeUpdate(replayDeliveryUpdate, { args: [{ mode }] });
-    } catch (err) {
-      if (updateFailureType(err) === DELIVERY_IN_PROGRESS)
-        fail(
-          409,
-          'delivery_in_progress',
-          'The delivery is pending or in flight',
-          'Replay it once it has finished.',
-        );
-      if (err instanceof WorkflowNotFoundError) expired();
-      throw err;
-    }
-  };
-
-  /** Failed deliveries grouped as R-DT-REPLAY shows them before a bulk replay. */
-  const group = async (tenantId: string, endpointId?: string) => {
-    const scope = endpointId && eq(SA_ENDPOINT, endpointId);
-    // Only deliveries whose preset replays one delivery at a time (not Bird's window).
-    const running = `ExecutionStatus = 'Running' AND ${presetIn(presetsOffering((o) => o.deliveryReplay !== 'none'))}`;
-    const [failedRefs, pendingRefs] = await Promise.all([
-      listAll(
-        client,
-        deliveriesQuery(tenantId, statusIn(['exhausted', 'failed']), running, scope),
-        PREVIEW_SCAN_LIMIT,
-      ),
-      listAll(
-        client,
-        deliveriesQuery(tenantId, `HeraldStatus = 'pending'`, running, scope),
-        PREVIEW_SCAN_LIMIT,
-      ),
-    ]);
-    const endpoints = new Map<string, Promise<EndpointView | undefined>>();
-    const endpoint = (id: string) => {
-      if (!endpoints.has(id)) endpoints.set(id, directory.endpoint(tenantId, id));
-      return endpoints.get(id)!;
-    };
-    const blocked: Grouped[] = [];
-    const waiting: Grouped[] = [];
-    const ready: Grouped[] = [];
-    await boundedMap([...failedRefs, ...pendingRefs], 16, async (ref) => {
-      const state = await deliveryState(client, ref.id);
-      if (!state) return;
-      const finished = state.status === 'exhausted' || state.status === 'failed';
-      // An automatic retry is still scheduled after at least one failed attempt.
-      const retrying =
-        state.status === 'pending' &&
-        state.nextAttemptAt !== undefined &&
-        state.attempts.some((a) => a.kind === 'attempt' && a.code !== undefined);
-      if (!finished && !retrying) return;
-      // One-off targets have no endpoint to be blocked by.
-      if (!ref.endpointId.startsWith('target:')) {
-        const view = await endpoint(ref.endpointId);
-        const status = view?.health.status;
-        if (!view || (status && BLOCKING.has(status))) {
-          blocked.push({ ref, state, reason: view ? `endpoint_${status}` : 'endpoint_deleted' });
-          return;
-        }
-      }
-      (finished ? ready : waiting).push({ ref, state });
-    });
-    const byAge = (a: Grouped, b: Grouped) => b.ref.startMs - a.ref.startMs;
-    return {
-      blocked: blocked.sort(byAge),
-      waiting: waiting.sort(byAge),
-      ready: ready.sort(byAge),
-      truncated: failedRefs.length >= PREVIEW_SCAN_LIMIT || pendingRefs.length >= PREVIEW_SCAN_LIMIT,
-    };
-  };
+  const store = temporalReplayStore(client, directory);
+  const replayOne = (ref: DeliveryRef) => orProblem(replayDelivery(store, ref, Date.now()));
+  const group = (tenantId: string, endpointId?: string) => groupFailures(store, tenantId, endpointId);
 
   app.openapi(
     createRoute({
@@ -270,7 +131,7 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
       const { ref } =
         (await ownedDelivery(client, tenantId, c.req.valid('param').id)) ??
         fail(404, 'delivery_not_found', 'No such delivery');
-      replayModeOf(ref);
+      orProblemNow(() => replayModeOf(ref));
       await admit(c, 'request');
       return c.json(presentState(ref, await replayOne(ref)), 202);
     },
