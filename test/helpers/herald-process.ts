@@ -12,6 +12,8 @@ export class HeraldProcess {
   async start(apiUrl: string, timeoutMs = 90_000): Promise<void> {
     // The codec listener has a fixed default port; test processes run side by side.
     this.env.HERALD_CODEC_PORT ??= String(await freePort());
+    // So is the metrics listener's (issue 20); a test that scrapes it sets its own.
+    this.env.HERALD_METRICS_PORT ??= '0';
     const env: Record<string, string | undefined> = { ...process.env, ...this.env };
     delete env.TEMPORAL_ADDRESS;
     this.output = '';

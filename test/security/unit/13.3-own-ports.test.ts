@@ -9,8 +9,8 @@ import { checkEndpointUrl } from '../../../src/policy/url-check.js';
  * of the configuration, and `npm start` says which development allowances it applied.
  */
 describe('13.3 R-SSRF: Herald\'s own ports come from its configuration', () => {
-  it('13.3 R-SSRF: the defaults reserve the API, codec, Temporal frontend, its pinned HTTP and metrics ports and the Web UI', () => {
-    expect(heraldOwnPorts(loadConfig({}))).toEqual([3000, 3001, 7233, 7243, 7244, 8233]);
+  it('13.3 R-SSRF: the defaults reserve the API, codec, Temporal frontend, its pinned HTTP and metrics ports, the Web UI and Herald\'s metrics and SDK exporter ports (issue 20)', () => {
+    expect(heraldOwnPorts(loadConfig({}))).toEqual([3000, 3001, 7233, 7243, 7244, 8233, 9464, 9465]);
   });
 
   it('13.3 R-SSRF: every configured port is reserved, with a cluster\'s frontend and a configured SMTP relay', () => {
@@ -24,8 +24,9 @@ describe('13.3 R-SSRF: Herald\'s own ports come from its configuration', () => {
       TEMPORAL_ADDRESS: 'localhost:7300',
       HERALD_SMTP_HOST: '127.0.0.1',
       HERALD_SMTP_PORT: '2525',
+      HERALD_METRICS_PORT: '7400',
     });
-    expect(heraldOwnPorts(c)).toEqual([2525, 4000, 4001, 7000, 7100, 7200, 7300, 8000]);
+    expect(heraldOwnPorts(c)).toEqual([2525, 4000, 4001, 7000, 7100, 7200, 7300, 7400, 7401, 8000]);
     // Unset, the dev server's HTTP and metrics ports follow the frontend's.
     expect(heraldOwnPorts(loadConfig({ HERALD_TEMPORAL_PORT: '9000' }))).toEqual(
       expect.arrayContaining([9000, 9010, 9011]),
