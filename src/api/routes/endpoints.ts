@@ -22,13 +22,20 @@ import { verifyResultSchema } from '../verification-schemas.js';
 import type { EndpointView } from '../../shared/endpoint-types.js';
 import { generateSecret } from '../../signing/standard-webhooks.js';
 import type { TenantEnv } from '../auth.js';
-import type { Directory } from '../directory.js';
+import type { Directory } from '../../store/directory.js';
 import { newId } from '../keys.js';
 import { OneAtATime } from '../one-at-a-time.js';
 import { fail } from '../problem.js';
 import { problemResponse, router } from '../openapi.js';
-import { createEndpointSchema, endpointViewSchema, idParam, patchEndpointSchema } from '../schemas.js';
-import { checkTransformation } from './transformations.js';
+import {
+  createEndpointSchema,
+  endpointViewSchema,
+  idParam,
+  patchEndpointSchema,
+  rotateSecretResultSchema,
+  testResultSchema,
+} from '../schemas.js';
+import { checkTransformation } from '../transformation-check.js';
 import { checkHostAddresses } from '../url-address-check.js';
 
 const viewResponse = (description: string) => ({
@@ -98,7 +105,14 @@ export function endpointsRouter(deps: {
         201: {
           description: 'Created',
           content: {
-            'application/json': { schema: z.object({ endpoint: endpointViewSchema, secret: z.string() }) },
+            'application/json': {
+              schema: z.object({
+                endpoint: endpointViewSchema,
+                secret: z.string(),
+                /** Shown once, when the endpoint has an operational webhook. */
+                operationalWebhookSecret: z.string().optional(),
+              }),
+            },
           },
         },
         400: problemResponse('Invalid endpoint'),
@@ -258,7 +272,7 @@ export function endpointsRouter(deps: {
     },
   );
 
-  const action = (path: string, summary: string, run: (id: string) => Promise<unknown>) =>
+  const action = (path: string, summary: string, schema: z.ZodType, run: (id: string) => Promise<unknown>) =>
     app.openapi(
       createRoute({
         method: 'post',
@@ -268,7 +282,7 @@ export function endpointsRouter(deps: {
         responses: {
           200: {
             description: 'Done',
-            content: { 'application/json': { schema: z.object({}).passthrough() } },
+            content: { 'application/json': { schema } },
           },
           404: problemResponse('No such endpoint'),
         },
@@ -321,18 +335,22 @@ export function endpointsRouter(deps: {
     },
   );
 
-  action('pause', 'Pause (R-SMENGO-PAUSE; Bird: writable status paused)', async (id) =>
+  action('pause', 'Pause (R-SMENGO-PAUSE; Bird: writable status paused)', endpointViewSchema, async (id) =>
     publicView(await client.workflow.getHandle(id).executeUpdate(pauseEndpointUpdate)),
   );
-  action('resume', 'Resume or re-enable (Smengo: send a test, see 2xx, enable)', async (id) =>
-    publicView(await client.workflow.getHandle(id).executeUpdate(resumeEndpointUpdate)),
+  action(
+    'resume',
+    'Resume or re-enable (Smengo: send a test, see 2xx, enable)',
+    endpointViewSchema,
+    async (id) => publicView(await client.workflow.getHandle(id).executeUpdate(resumeEndpointUpdate)),
   );
-  action('test', 'Send a test delivery now, whatever the endpoint state', (id) =>
+  action('test', 'Send a test delivery now, whatever the endpoint state', testResultSchema, (id) =>
     client.workflow.getHandle(id).executeUpdate(sendTestUpdate),
   );
   action(
     'rotate-secret',
     'New signing secret; the old one keeps signing for graceSeconds (default 24 h)',
+    rotateSecretResultSchema,
     async (id) => {
       const secret = generateSecret();
       const endpoint = await client.workflow
