@@ -1,14 +1,18 @@
 // Where the project's own scripts put the Temporal servers. Shared by the installer,
 // `npm start` and the test setup so all three agree without configuration.
+import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
-export const TEMPORAL_CLI_VERSION = 'v1.5.1';
-export const TEST_SERVER_VERSION = '1.38.0';
+// Herald's own lookup of the CLI (src/temporal/cli-path.ts) reads the same file.
+const versions = JSON.parse(readFileSync(new URL('../src/temporal/server-versions.json', import.meta.url), 'utf8'));
+
+export const TEMPORAL_CLI_VERSION = versions.temporalCli;
+export const TEST_SERVER_VERSION = versions.testServer;
 // The production-shaped stack (`npm run stack`): the server release the dev server embeds,
 // and the Web UI server the CLI embeds, so the stack and `npm start` run the same code.
-export const TEMPORAL_SERVER_VERSION = 'v1.29.1';
-export const TEMPORAL_UI_SERVER_VERSION = 'v2.42.1';
+export const TEMPORAL_SERVER_VERSION = versions.temporalServer;
+export const TEMPORAL_UI_SERVER_VERSION = versions.temporalUiServer;
 export const TEMPORAL_SERVER_MODULE = 'go.temporal.io/server';
 export const TEMPORAL_UI_SERVER_MODULE = 'github.com/temporalio/ui-server/v2';
 

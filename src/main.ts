@@ -5,7 +5,7 @@ import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
-import { ensureDevServer } from '../scripts/ensure-servers.mjs';
+import { findTemporalCli } from './temporal/cli-path.js';
 import { startApi } from './api/server.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
@@ -78,7 +78,7 @@ async function main() {
   if (!address) {
     const dbFile = resolve(join(config.HERALD_DATA_DIR, 'temporal.sqlite'));
     devServer = await startDevServer({
-      cliPath: ensureDevServer(),
+      cliPath: findTemporalCli(),
       dbFile,
       logFile: resolve(join(config.HERALD_DATA_DIR, 'temporal.log')),
       port: config.HERALD_TEMPORAL_PORT,
