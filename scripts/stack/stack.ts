@@ -1,10 +1,8 @@
-import { Connection } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ensureStack, type StackBinaries } from '../ensure-servers.mjs';
-import { configSchema } from '../../src/config.js';
 import { StackChild, runJob } from './child.js';
 import { readEnvFiles } from './env-file.js';
 import { LocalPostgres } from './postgres.js';
@@ -86,7 +84,6 @@ export class Stack {
   secrets!: StackSecrets;
   private readonly logDir: string;
   private readonly log: (msg: string) => void;
-  private connection?: Connection;
 
   constructor(private readonly opts: StackOptions) {
     this.logDir = join(opts.dir, 'logs');
@@ -240,9 +237,6 @@ export class Stack {
   }
 
   private heraldChild(service: 'herald-worker' | 'herald-api', i: number): StackChild {
-    // HERALD_METRICS_PORT arrives with the observability work; unknown HERALD_* variables
-    // are fatal, so it is set only once the configuration knows it.
-    const metrics = 'HERALD_METRICS_PORT' in configSchema.shape;
     const topology: Record<string, string> = {
       TEMPORAL_ADDRESS: this.info.temporalAddress,
       HERALD_OPERATOR_KEY: this.secrets.operatorKey,
@@ -259,8 +253,8 @@ export class Stack {
         HERALD_CODEC_TOKEN: this.secrets.codecToken,
         HERALD_CODEC_CORS_ORIGINS: `http://127.0.0.1:${this.ports.ui},http://localhost:${this.ports.ui}`,
       });
-      if (metrics) topology.HERALD_METRICS_PORT = String(this.ports.apiMetrics);
-    } else if (metrics) {
+      topology.HERALD_METRICS_PORT = String(this.ports.apiMetrics);
+    } else {
       topology.HERALD_METRICS_PORT = String(this.ports.workerMetrics[i]);
     }
     const entry = service === 'herald-api' ? 'src/api/server.ts' : 'src/worker.ts';
@@ -290,7 +284,10 @@ export class Stack {
     throw new Error(`herald-api not ready:\n${this.api?.output() ?? ''}`);
   }
 
-  /** Each running worker polls the task queue (its identity names its pid). */
+  /**
+   * Each running worker answers its own /readyz (issue 20): Temporal reachable and the worker
+   * polling, the health check compose uses too.
+   */
   async waitForWorkers(
     count = this.workers.filter((w) => w.running).length,
     timeoutMs = 180_000,
@@ -299,29 +296,19 @@ export class Stack {
     while (Date.now() < deadline) {
       for (const w of this.workers)
         if (w.spec && !w.running && w.child) throw new Error(`${w.spec.name} exited:\n${w.output()}`);
-      const pids = await this.pollerPids().catch(() => new Set<number>());
-      const running = this.workers.filter((w) => w.running && w.pid !== undefined);
-      // tsx runs the worker in a child node process, so its pid is the group's + something:
-      // count pollers instead, which is what "polling" means.
-      if (running.length >= count && pids.size >= count) return;
+      const ready = await Promise.all(
+        this.workers.map((w, i) =>
+          w.running
+            ? fetch(`http://127.0.0.1:${this.ports.workerMetrics[i]}/readyz`, { signal: AbortSignal.timeout(3_000) })
+                .then((r) => r.ok)
+                .catch(() => false)
+            : false,
+        ),
+      );
+      if (ready.filter(Boolean).length >= count) return;
       await delay(500);
     }
     throw new Error(`workers not polling:\n${this.workers.map((w) => w.output()).join('\n')}`);
-  }
-
-  private async pollerPids(): Promise<Set<number>> {
-    this.connection ??= await Connection.connect({ address: this.info.temporalAddress });
-    const r = await this.connection.workflowService.describeTaskQueue({
-      namespace: this.info.namespace,
-      taskQueue: { name: this.info.taskQueue },
-      taskQueueType: 1, // workflow
-    });
-    const fresh = Date.now() - 20_000;
-    return new Set(
-      (r.pollers ?? [])
-        .filter((p) => Number(p.lastAccessTime?.seconds ?? 0) * 1000 >= fresh)
-        .map((p) => Number(/^(\d+)@/.exec(p.identity ?? '')?.[1] ?? 0)),
-    );
   }
 
   async restartTemporal(): Promise<void> {
@@ -342,7 +329,6 @@ export class Stack {
     const all = [this.api, ...this.workers].filter((c): c is StackChild => !!c);
     await Promise.all(all.map((c) => c.stop(signal, 20_000)));
     await this.ui?.stop(signal, 10_000);
-    await this.connection?.close().catch(() => undefined);
     await this.temporal?.stop(signal, 30_000);
     try {
       this.postgres?.stop(opts.kill ? 'immediate' : 'fast');

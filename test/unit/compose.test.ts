@@ -307,3 +307,12 @@ describe('docker-compose stack', () => {
     expect(`v${version(service('temporal-ui').image)}`).toBe(TEMPORAL_UI_SERVER_VERSION);
   });
 });
+
+describe('issue 20: compose asks each Herald process whether it is ready, not only alive', () => {
+  it('issue 20: the worker checks /readyz on its metrics port and the API /readyz on its own', () => {
+    const port = String(configSchema.parse({}).HERALD_METRICS_PORT);
+    const check = (name: string) => [service(name).healthcheck?.test ?? []].flat().join(' ');
+    expect(check('herald-worker')).toContain(`http://127.0.0.1:${port}/readyz`);
+    expect(check('herald-api')).toContain('http://127.0.0.1:3000/readyz');
+  });
+});
