@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { ConfigError, type Config } from '../config.js';
+import { log } from '../observability/log.js';
 import { AesGcmCodec, generateCodecKey } from './codec.js';
 
 /**
@@ -28,7 +29,7 @@ export function dataConverterFor(config: Config): DataConverter | undefined {
  * there; a missing key is refused rather than silently writing plaintext history. The
  * embedded `npm start` makes its own key, so only TEMPORAL_ADDRESS is checked.
  */
-export function assertHistoryEncrypted(config: Config, warn: (msg: string) => void = console.warn): void {
+export function assertHistoryEncrypted(config: Config, warn: (msg: string) => void = (msg) => log.warn(msg)): void {
   if (!config.TEMPORAL_ADDRESS || config.HERALD_CODEC_KEYS.length > 0) return;
   if (config.HERALD_ALLOW_PLAINTEXT_HISTORY) {
     warn(

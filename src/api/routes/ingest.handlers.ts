@@ -10,6 +10,7 @@ import { headerLookup, verifyInboundSignature } from '../../inbound/signature-ve
 import type { SourceCache } from '../../inbound/source-cache.js';
 import { webhookForwardId, webhookRequestId } from '../../inbound/source-ids.js';
 import type { SourceSnapshot } from '../../shared/source-types.js';
+import { errorFields, log } from '../../observability/log.js';
 import { router } from '../openapi.js';
 import { fail } from '../problem.js';
 import { TokenBuckets } from '../rate-limit.js';
@@ -108,7 +109,7 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
       source = await sources.get(ingestId);
     } catch (err) {
       // Not a 404: the sender must send again, not conclude the URL is dead.
-      console.error('[herald:api] source lookup failed', err);
+      log.error('source lookup failed', errorFields(err));
       c.header('retry-after', '1');
       fail(
         503,
@@ -177,7 +178,7 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
     try {
       ({ started } = await batcher.accept(inputs));
     } catch (err) {
-      console.error('[herald:api] ingest not accepted', sourceId, err);
+      log.error('ingest not accepted', { source: sourceId, ...errorFields(err) });
       fail(503, 'not_accepted', 'The request was not accepted', 'Send it again.');
     }
     const forwards = inputs.map((i) => ({ id: i.deliveryId, destinationId: i.endpointId }));
