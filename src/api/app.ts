@@ -5,7 +5,8 @@ import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
 import { requestObservability } from '../observability/api-requests.js';
-import { Directory } from './directory.js';
+import { Directory } from '../store/directory.js';
+import { errorFields, log } from '../observability/log.js';
 import { ProblemError, problem } from './problem.js';
 import { adminRouter } from './routes/admin.handlers.js';
 import { deadLettersRouter } from './routes/dead-letters.js';
@@ -14,7 +15,7 @@ import { endpointsRouter } from './routes/endpoints.js';
 import { endpointAttemptsRouter } from './routes/endpoint-attempts.handlers.js';
 import { eventsRouter } from './routes/events.js';
 import { replayRouter } from './routes/replay.js';
-import { forwardsRouter } from './routes/forwards.js';
+import { forwardsRouter } from './routes/forwards.handlers.js';
 import { ingestRouter } from './routes/ingest.handlers.js';
 import { sourcesRouter } from './routes/sources.js';
 import { SourceCache } from '../inbound/source-cache.js';
@@ -135,7 +136,7 @@ export function createApp(deps: AppDeps) {
     // be sent again.
     if (err instanceof ServiceError || isGrpcServiceError(err) || err instanceof NamespaceNotFoundError)
       return problem(c, 503, 'temporal_unavailable', 'Temporal did not answer in time; retry the request');
-    console.error('[herald:api] unhandled error', err);
+    log.error('unhandled error', errorFields(err));
     return problem(c, 500, 'internal_error', 'Herald could not complete the request');
   });
   return app;
