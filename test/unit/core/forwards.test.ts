@@ -156,12 +156,12 @@ describe('R-RH-INBOUND: retry of an undelivered forward (core/forwards)', () => 
     expect(store.started).toHaveLength(1);
   });
 
-  it('a forward still pending or delivered is not a dead letter (409)', async () => {
+  it('a forward still pending or succeeded is not a dead letter (409)', async () => {
     const store = new FakeForwardStore();
-    store.add(fid(4), 'delivered');
+    store.add(fid(4), 'succeeded');
     store.destinations.set(DST, { ...dest(DST, 'http://127.0.0.1:9/x'), tenantId: T });
     const r = await refusalOf(retryForward(store, resolve, T, fid(4)));
-    expect([r.kind, r.code, r.detail]).toEqual(['conflict', 'not_a_dead_letter', 'It is delivered.']);
+    expect([r.kind, r.code, r.detail]).toEqual(['conflict', 'not_a_dead_letter', 'It is succeeded.']);
   });
 
   it('a destination removed since is destination_gone; another tenant\u2019s forward is not found', async () => {
@@ -190,7 +190,7 @@ describe('R-RH-INBOUND: retry of an undelivered forward (core/forwards)', () => 
   it('the undelivered list shows attempts, last error and the retry already made', async () => {
     const store = new FakeForwardStore();
     store.add(fid(9), 'exhausted');
-    store.add(fid(10), 'delivered');
+    store.add(fid(10), 'succeeded');
     store.destinations.set(DST, { ...dest(DST, 'http://127.0.0.1:9/x'), tenantId: T });
     expect((await undeliveredForwards(store, T, {}, 100)).map((r) => r.retriedAs)).toEqual([null]);
     await retryForward(store, resolve, T, fid(9));
