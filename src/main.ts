@@ -142,7 +142,7 @@ async function main() {
     [temporalReachable(workerConnection), workerPolling(worker)],
     { sdkMetrics: true },
   );
-  log(`worker polling task queue "${config.HERALD_TASK_QUEUE}"`);
+  log(`worker polling task queue "${worker.options.taskQueue}"`);
 
   let stopping = false;
   const stop = async (signal: string) => {

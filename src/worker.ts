@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDeps } from './activities/index.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { settingsFrom } from './settings.js';
 import { assertHistoryEncrypted, dataConverterFor } from './temporal/data-converter.js';
 import { connectClient } from './temporal/connect.js';
 import { createHttpSender } from './activities/http-sender.js';
@@ -88,7 +89,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
   const worker = await Worker.create({
     connection: opts.connection,
     namespace: config.TEMPORAL_NAMESPACE,
-    taskQueue: config.HERALD_TASK_QUEUE,
+    taskQueue: settingsFrom(config).taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     dataConverter: dataConverterFor(config),
@@ -137,7 +138,7 @@ async function main() {
       sdkMetrics: true,
     },
   );
-  log.notice(`worker polling task queue ${config.HERALD_TASK_QUEUE}`);
+  log.notice(`worker polling task queue ${worker.options.taskQueue}`);
   await worker.run();
   await listener?.close();
   await close();

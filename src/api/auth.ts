@@ -1,6 +1,7 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Config } from '../config.js';
-import type { Directory } from './directory.js';
+import type { Directory } from '../store/directory.js';
+import { errorFields, log } from '../observability/log.js';
 import { hashSecret, parseApiKey, sameHash, sameSecret } from './keys.js';
 import { fail, problem } from './problem.js';
 import { isSessionToken, type PortalTokens } from '../portal/tokens.js';
@@ -21,7 +22,7 @@ async function keysOf(directory: Directory, tenantId: string, c: Context) {
   try {
     return await directory.tenantKeys(tenantId);
   } catch (err) {
-    console.error('[herald:api] API keys could not be read', err);
+    log.error('API keys could not be read', { tenant: tenantId, ...errorFields(err) });
     c.header('retry-after', '1');
     return fail(503, 'temporal_unavailable', 'Temporal did not answer; retry the request');
   }

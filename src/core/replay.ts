@@ -1,4 +1,5 @@
 import { presetsOffering, recoveryOf } from '../policy/policy.js';
+import { DT_REPLAY_DAYS } from '../policy/presets.js';
 import type { DeliveryState } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
 import type { ReplayMode } from '../shared/messages.js';
@@ -7,9 +8,8 @@ import type { ReplayStore } from '../store/replay.js';
 import { boundedMap } from '../shared/bounded-map.js';
 import { refuse } from './refusal.js';
 
-const DAY_MS = 86_400_000;
 /** R-DT-REPLAY: events older than this cannot be replayed. */
-export const REPLAY_MAX_AGE_MS = 90 * DAY_MS;
+export const REPLAY_MAX_AGE_MS = DT_REPLAY_DAYS * 86_400_000;
 /** Deliveries one preview (or bulk replay) looks at, per status group. */
 export const PREVIEW_SCAN_LIMIT = 1000;
 

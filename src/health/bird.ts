@@ -2,7 +2,8 @@ import { Step, unchanged } from './common.js';
 import { DAY_MS, type HealthInput, type HealthState, type PresetHealthRules } from './types.js';
 
 /** "About five days of uninterrupted failure" (R-BIRD-HEALTH), read as exactly 5 × 24 h (SPEC §5). */
-export const BIRD_PAUSE_AFTER_MS = 5 * DAY_MS;
+export const BIRD_PAUSE_AFTER_DAYS = 5;
+export const BIRD_PAUSE_AFTER_MS = BIRD_PAUSE_AFTER_DAYS * DAY_MS;
 
 function pause(step: Step, at: number, reason: string): Step {
   // Deliveries still in their schedule end failed: the seed's recovery is re-enable,

@@ -16,8 +16,10 @@ export const DT_SUSPEND_AFTER_FAILURES = 5;
  * disabled, everything held moving to the dead letters (seed; issue 14.10).
  */
 export const DT_HOLD_LIMIT = 10_000;
+/** R-DT-HEALTH: days a suspended endpoint holds (the notices quote it). */
+export const DT_HOLD_DAYS = 14;
 /** From the suspension; then everything still held is dead-lettered and the endpoint disabled. */
-export const DT_HOLD_MS = 14 * DAY_MS;
+export const DT_HOLD_MS = DT_HOLD_DAYS * DAY_MS;
 /** The dead-letter code of an event refused because the hold is full. */
 export const DT_HOLD_OVERFLOW_CODE = 'hold_overflow';
 /**

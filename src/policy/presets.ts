@@ -168,6 +168,10 @@ export const INBOUND_POLICIES: Readonly<Partial<Record<PresetName, DeliveryPolic
 });
 
 const DAY = 24 * HOUR;
+/** R-BIRD-REPLAY: a Bird window replay reaches back at most this many days. */
+export const BIRD_REPLAY_DAYS = 3;
+/** R-DT-REPLAY: Dong Tien events older than this many days cannot be replayed. */
+export const DT_REPLAY_DAYS = 90;
 
 /**
  * SPEC §3 "manual recovery", per preset (issue 14.6). Where a seed is silent, Herald keeps
@@ -212,7 +216,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     deadLetterRetry: false,
     windowReplay: true,
     deliveryReplay: 'none',
-    openSeconds: 3 * DAY,
+    openSeconds: BIRD_REPLAY_DAYS * DAY,
     openFrom: 'round_end',
   },
   dongtien: {
@@ -220,7 +224,7 @@ export const RECOVERY: Record<PresetName, RecoveryOffer> = deepFreeze({
     deadLetterRetry: true,
     windowReplay: true,
     deliveryReplay: 'round',
-    openSeconds: 90 * DAY,
+    openSeconds: DT_REPLAY_DAYS * DAY,
     openFrom: 'created',
   },
 });

@@ -4,7 +4,7 @@ import type { JSX } from 'hono/jsx/jsx-runtime';
 import { randomBytes } from 'node:crypto';
 import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from '../api/auth.js';
-import type { Directory } from '../api/directory.js';
+import type { Directory } from '../store/directory.js';
 import { parseApiKey, sameSecret } from '../api/keys.js';
 import { ProblemError } from '../api/problem.js';
 import { ServiceError, isGrpcServiceError } from '@temporalio/client';

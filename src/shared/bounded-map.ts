@@ -1,3 +1,5 @@
+import { errorFields, log } from '../observability/log.js';
+
 /**
  * Herald's one way to do many Temporal calls at once: at most `n` in flight, so a bulk
  * request cannot open thousands of RPCs, and the results keep the items' order.
@@ -35,7 +37,7 @@ export async function tryEach<T, R>(
       return { ok: true as const, r: await fn(item) };
     } catch (err) {
       const code = opts.codeOf(err);
-      if (code === undefined) console.error(`[herald:api] ${opts.what} failed`, opts.idOf(item), err);
+      if (code === undefined) log.error(`${opts.what} failed`, { id: opts.idOf(item), ...errorFields(err) });
       return { ok: false as const, id: opts.idOf(item), code: code ?? 'internal_error' };
     }
   });

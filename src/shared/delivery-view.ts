@@ -1,4 +1,4 @@
-import type { AttemptRecord, DeliveryState } from './delivery-types.js';
+import type { AttemptRecord, DeliveryState, DeliveryStatus } from './delivery-types.js';
 
 /** What the API shows of a delivery: list rows from visibility, the log from the workflow. */
 export interface DeliveryRow {
@@ -6,7 +6,7 @@ export interface DeliveryRow {
   endpointId: string;
   eventType: string;
   eventId: string;
-  status: string;
+  status: DeliveryStatus;
   createdAt: string;
 }
 

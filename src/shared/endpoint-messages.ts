@@ -29,5 +29,3 @@ export const verifyEndpointUpdate = defineUpdate<{
   verification: VerificationView;
   result?: ChallengeResult;
 }>('verifyEndpoint');
-
-export const ENDPOINT_DELETED = 'endpoint_deleted';

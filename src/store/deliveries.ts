@@ -5,7 +5,7 @@ import {
   type WorkflowExecutionInfo,
 } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import type { DeliveryState } from '../shared/delivery-types.js';
+import type { DeliveryState, DeliveryStatus } from '../shared/delivery-types.js';
 import { DELIVERY_ID } from '../shared/ids.js';
 import { deliveryStateQuery } from '../shared/messages.js';
 import { DELIVERY_WORKFLOW } from '../shared/names.js';
@@ -29,7 +29,7 @@ export interface DeliveryRef {
   eventType: string;
   eventId: string;
   /** HeraldStatus as last indexed (visibility lags the workflow by a moment). */
-  status: string;
+  status: DeliveryStatus;
   preset?: string;
   createdAt: string;
   startMs: number;
@@ -46,7 +46,8 @@ export function refOf(
     endpointId: sa.get(SA_ENDPOINT) ?? '',
     eventType: sa.get(SA_EVENT_TYPE) ?? '',
     eventId: sa.get(SA_EVENT_ID) ?? '',
-    status: sa.get(SA_STATUS) ?? 'pending',
+    // Only the delivery workflow writes HeraldStatus, and only a DeliveryStatus.
+    status: (sa.get(SA_STATUS) ?? 'pending') as DeliveryStatus,
     preset: sa.get(SA_PRESET),
     createdAt: wf.startTime.toISOString(),
     startMs: wf.startTime.getTime(),

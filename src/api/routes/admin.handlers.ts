@@ -11,7 +11,7 @@ import {
 } from '../../shared/tenant-messages.js';
 import type { TenantInput, TenantView } from '../../shared/tenant-types.js';
 import { operatorAuth } from '../auth.js';
-import type { Directory } from '../directory.js';
+import type { Directory } from '../../store/directory.js';
 import { newApiKey, newId } from '../keys.js';
 import { router } from '../openapi.js';
 import { fail } from '../problem.js';

@@ -21,20 +21,6 @@ import type { RouterDeps } from '../router-deps.js';
 import { fail } from '../problem.js';
 import { problemResponse, router } from '../openapi.js';
 
-export type { RouterDeps } from '../router-deps.js';
-
-/**
- * @deprecated for endpoint-attempts.ts only (not yet on store/): route files import no
- * route file. Everything here lives in store/, shared/ and api/delivery-schemas.ts.
- */
-export {
-  deliveriesQuery,
-  deliveryState,
-  newestDeliveries,
-  type DeliveryRef,
-} from '../../store/deliveries.js';
-export { boundedMap as mapLimit } from '../../shared/bounded-map.js';
-
 /** R-LOG, R-RESP, R-SMENGO-LOG: the delivery log. */
 export function deliveriesRouter(deps: RouterDeps) {
   const app = router<TenantEnv>();

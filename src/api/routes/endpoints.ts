@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
+import { settingsFrom } from '../../settings.js';
 import { startEndpoint } from '../../endpoints/start-endpoint.js';
 import { initialHealth } from '../../health/engine.js';
 import { healthBanner } from '../../health/reporting.js';
@@ -159,7 +160,7 @@ export function endpointsRouter(deps: {
           fail(409, 'endpoint_limit_reached', `At most ${maxEndpoints} endpoints per tenant`, undefined, {
             maxEndpoints,
           });
-        await startEndpoint(client, config.HERALD_TASK_QUEUE, input);
+        await startEndpoint(client, settingsFrom(config).taskQueue, input);
         directory.rememberCreated(tenantId, endpointId);
       });
       // Answered from what was just started, not read back with a query: a query waits for

@@ -59,7 +59,7 @@ export function eventsRouter(deps: {
   const { client, config, directory } = deps;
   const store = temporalPublishStore({
     client,
-    taskQueue: config.HERALD_TASK_QUEUE,
+    taskQueue: settingsFrom(config).taskQueue,
     directory,
     eagerStart: deps.eagerStart,
   });

@@ -19,7 +19,9 @@ import { temporalReplayStore } from '../../store/replay.js';
 import { ownedDelivery, type DeliveryRef } from '../../store/deliveries.js';
 import { attemptCount, lastError, presentState } from '../../shared/delivery-view.js';
 import { deliveryParams, deliverySchema, endpointIdSchema } from '../delivery-schemas.js';
+import { deliveryStatusSchema } from '../schemas.js';
 import type { RouterDeps } from '../router-deps.js';
+import { settingsFrom } from '../../settings.js';
 
 const previewItem = (g: Grouped) => ({
   id: g.ref.id,
@@ -40,7 +42,7 @@ const itemSchema = z
     endpointId: z.string(),
     eventType: z.string(),
     eventId: z.string(),
-    status: z.string(),
+    status: deliveryStatusSchema,
     createdAt: z.string(),
     attemptCount: z.number(),
     lastError: z.string().nullable(),
@@ -247,7 +249,7 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
       };
       await client.workflow.start(REPLAY_WINDOW_WORKFLOW, {
         workflowId: newId('rw'),
-        taskQueue: config.HERALD_TASK_QUEUE,
+        taskQueue: settingsFrom(config).taskQueue,
         args: [input],
         typedSearchAttributes: [
           { key: SA_TENANT, value: tenantId },
