@@ -168,6 +168,20 @@ export const INBOUND_POLICIES: Readonly<Partial<Record<PresetName, DeliveryPolic
 });
 
 const DAY = 24 * HOUR;
+
+/**
+ * Presets that refuse a private address when the URL is set, resolving the host then (Bird:
+ * "the replacement URL must be publicly reachable HTTPS", issue 14.9). The send-time check
+ * holds for every preset; this one is the save-time answer a tenant sees at once.
+ */
+export const REFUSE_PRIVATE_AT_SAVE: Readonly<Record<PresetName, boolean>> = Object.freeze({
+  standard: false,
+  smengo: false,
+  railhook: false,
+  bird: true,
+  dongtien: false,
+});
+export const refusesPrivateAtSave = (preset: PresetName): boolean => REFUSE_PRIVATE_AT_SAVE[preset] ?? false;
 /** R-BIRD-REPLAY: a Bird window replay reaches back at most this many days. */
 export const BIRD_REPLAY_DAYS = 3;
 /** R-DT-REPLAY: Dong Tien events older than this many days cannot be replayed. */
