@@ -1,7 +1,7 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MAX_EVENT_BYTES } from './routes/events.js';
-import { MAX_INGEST_BODY_BYTES } from './routes/sources.js';
+import { MAX_INGEST_BODY_BYTES } from '../core/sources.js';
 import { problem } from './problem.js';
 
 const KIB = 1024;

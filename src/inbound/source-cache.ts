@@ -5,6 +5,7 @@ import { sourceSnapshotQuery } from '../shared/source-messages.js';
 import type { SourceSnapshot } from '../shared/source-types.js';
 import { SOURCE_ID } from './forwards.js';
 import { publicSourceId } from './source-ids.js';
+import { errorFields, log } from '../observability/log.js';
 import { ExpiringSet } from '../shared/expiring-set.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 import { RUNNING, and, isNull, ofType } from '../store/visibility.js';
@@ -144,7 +145,7 @@ export class SourceCache {
         next.loading = undefined;
         // The last list (if any) stands; try again in a few seconds, not on every lookup.
         next.at = Date.now() - this.legacyRefreshMs + 5_000;
-        if (next.ids) console.error('[herald:api] could not refresh the legacy source list', err);
+        if (next.ids) log.warn('could not refresh the legacy source list', errorFields(err));
       },
     );
     return next.ids ? Promise.resolve(next.ids) : loading;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpSender } from '../../../src/activities/http-sender.js';
 import { PinnedDispatchers } from '../../../src/activities/pinned-dispatcher.js';
 import { publishSchema } from '../../../src/api/schemas.js';
-import { verificationSchema } from '../../../src/api/routes/sources.js';
+import { verificationSchema } from '../../../src/api/routes/sources.routes.js';
 import { parseCidrList } from '../../../src/policy/address.js';
 import type { SendRequest } from '../../../src/shared/delivery-types.js';
 import { generateSecret, sign } from '../../../src/signing/standard-webhooks.js';

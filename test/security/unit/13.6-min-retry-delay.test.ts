@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createEndpointSchema, patchEndpointSchema, publishSchema } from '../../../src/api/schemas.js';
-import { destinationInputSchema } from '../../../src/api/routes/sources.js';
+import { destinationInputSchema } from '../../../src/api/routes/sources.routes.js';
 import {
   INBOUND_FORWARD_POLICY,
   PRESETS,
