@@ -17,7 +17,7 @@ import { eventsRouter } from './routes/events.js';
 import { replayRouter } from './routes/replay.js';
 import { forwardsRouter } from './routes/forwards.handlers.js';
 import { ingestRouter } from './routes/ingest.handlers.js';
-import { sourcesRouter } from './routes/sources.handlers.js';
+import { sourcesRouter } from './routes/sources.js';
 import { SourceCache } from '../inbound/source-cache.js';
 import { transformationsRouter } from './routes/transformations.handlers.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
