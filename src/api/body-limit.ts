@@ -1,6 +1,6 @@
 import type { MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
-import { MAX_EVENT_BYTES } from './routes/events.js';
+import { MAX_EVENT_BYTES } from './routes/events.routes.js';
 import { MAX_INGEST_BODY_BYTES } from '../core/sources.js';
 import { problem } from './problem.js';
 

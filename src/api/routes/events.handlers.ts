@@ -1,0 +1,126 @@
+import type { Client } from '@temporalio/client';
+import type { Config } from '../../config.js';
+import { publishEvent } from '../../core/publish-event.js';
+import { settingsFrom } from '../../settings.js';
+import type { EventRecord } from '../../shared/event-types.js';
+import type { Directory } from '../../store/directory.js';
+import { listEvents, readEvent } from '../../store/event-log.js';
+import { temporalPublishStore } from '../../store/events.js';
+import type { TenantEnv } from '../auth.js';
+import { router } from '../openapi.js';
+import { fail, problem } from '../problem.js';
+import { TokenBuckets } from '../rate-limit.js';
+import { orProblem } from '../refusal-problem.js';
+import * as routes from './events.routes.js';
+import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from './events.routes.js';
+
+/** Nesting depth of JSON text, counted outside strings; no parsing, no recursion. */
+function jsonDepth(text: string): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 92)
+        i++; // backslash: skip the escaped character
+      else if (ch === 34) inString = false;
+    } else if (ch === 34) inString = true;
+    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
+    else if (ch === 125 || ch === 93) depth--;
+  }
+  return max;
+}
+
+export function eventsRouter(deps: {
+  client: Client;
+  config: Config;
+  directory: Directory;
+  eagerStart?: boolean;
+}) {
+  const app = router<TenantEnv>();
+  const { client, config, directory } = deps;
+  const store = temporalPublishStore({
+    client,
+    taskQueue: settingsFrom(config).taskQueue,
+    directory,
+    eagerStart: deps.eagerStart,
+  });
+  const settings = settingsFrom(config).publish;
+
+  // Issue 13.6: publishes per tenant, in this process (see rate-limit.ts).
+  const publishes = new TokenBuckets({
+    ratePerSecond: config.HERALD_PUBLISH_RATE_PER_SECOND,
+    burst: config.HERALD_PUBLISH_BURST,
+  });
+
+  // The body limit is checked before JSON parsing, so a huge body costs nothing. The app's
+  // streaming limit (body-limit.ts) has already refused anything larger, however it was sent.
+  app.use('/', async (c, next) => {
+    if (c.req.method !== 'POST') return next();
+    const rate = publishes.take(c.get('tenantId'), Date.now());
+    if (!rate.allowed) {
+      const seconds = Math.max(1, Math.ceil(rate.retryAfterMs / 1000));
+      const res = problem(
+        c,
+        429,
+        'rate_limited',
+        'Too many publishes',
+        `At most ${config.HERALD_PUBLISH_RATE_PER_SECOND} per second (bursts of ${config.HERALD_PUBLISH_BURST}); retry after ${seconds} s.`,
+        { retryAfterSeconds: seconds },
+      );
+      res.headers.set('retry-after', String(seconds));
+      return res;
+    }
+    const declared = Number(c.req.header('content-length') ?? 0);
+    if (declared > MAX_EVENT_BYTES)
+      fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
+    const text = await c.req.raw.clone().text();
+    if (Buffer.byteLength(text) > MAX_EVENT_BYTES)
+      fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
+    if (jsonDepth(text) > MAX_EVENT_DEPTH)
+      fail(400, 'payload_too_deep', `An event may nest at most ${MAX_EVENT_DEPTH} levels`);
+    await next();
+  });
+
+  app.openapi(routes.publishEvent, async (c) => {
+    const body = c.req.valid('json');
+    const published = await orProblem(
+      publishEvent(store, settings, {
+        tenantId: c.get('tenantId'),
+        // R-IDEMP: the event id, else the Idempotency-Key header, names the event.
+        eventId: body.id ?? c.req.valid('header')['idempotency-key'],
+        type: body.type,
+        payload: body.payload,
+        targets: body.targets,
+      }),
+    );
+    return c.json(published, 202);
+  });
+
+  app.openapi(routes.listEvents, async (c) =>
+    c.json({ data: await listEvents(client, c.get('tenantId'), c.req.valid('query')) }, 200),
+  );
+
+  app.openapi(routes.getEvent, async (c) => {
+    const rec = await readEvent(client, c.get('tenantId'), c.req.valid('param').eventId);
+    if (!rec) fail(404, 'event_not_found', 'No such event');
+    const payload = (JSON.parse(rec.body) as { data: unknown }).data;
+    // Read back from its deliveries, the event has no `skipped`: only the record knew.
+    const { eventId, type, occurredAt, deliveries } = rec;
+    const shown = 'skipped' in rec ? publicRecord(rec) : { eventId, type, occurredAt, deliveries };
+    return c.json({ ...shown, payload }, 200);
+  });
+
+  return app;
+}
+
+function publicRecord(r: EventRecord) {
+  return {
+    eventId: r.eventId,
+    type: r.type,
+    occurredAt: r.occurredAt,
+    deliveries: r.deliveries,
+    skipped: r.skipped,
+  };
+}
