@@ -14,7 +14,7 @@ import { deliveriesRouter } from './routes/deliveries.handlers.js';
 import { endpointsRouter } from './routes/endpoints.handlers.js';
 import { endpointAttemptsRouter } from './routes/endpoint-attempts.handlers.js';
 import { eventsRouter } from './routes/events.handlers.js';
-import { replayRouter } from './routes/replay.js';
+import { replayRouter } from './routes/replay.handlers.js';
 import { forwardsRouter } from './routes/forwards.handlers.js';
 import { ingestRouter } from './routes/ingest.handlers.js';
 import { sourcesRouter } from './routes/sources.handlers.js';
