@@ -83,7 +83,9 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     notifier,
     transformer: transforms,
     // Issue 17: a slow endpoint cannot take every send slot of this worker.
-    sendShare: new SendShare(shareLimit(config.HERALD_ENDPOINT_MAX_SHARE, config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES)),
+    sendShare: new SendShare(
+      shareLimit(config.HERALD_ENDPOINT_MAX_SHARE, config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES),
+    ),
     ...opts.deps,
   });
   const worker = await Worker.create({

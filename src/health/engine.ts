@@ -48,7 +48,11 @@ export function sendDecision(
 ): SendDecision {
   const cut = state.endedBefore;
   if (!opts.isTest && cut && opts.createdAt !== undefined && opts.createdAt < cut.at) {
-    return { kind: 'drop', code: cut.code === 'endpoint_paused' ? 'endpoint_paused' : 'endpoint_disabled', endAs: cut.endAs };
+    return {
+      kind: 'drop',
+      code: cut.code === 'endpoint_paused' ? 'endpoint_paused' : 'endpoint_disabled',
+      endAs: cut.endAs,
+    };
   }
   return HEALTH_RULES[preset].sendDecision(state, now, opts);
 }

@@ -64,7 +64,8 @@ const REASON_TEXT: Readonly<Record<string, string>> = {
     'Several attempts in a row failed, so the endpoint was suspended; new events are held.',
   drain_failed: 'A held event failed while being released, so the endpoint was suspended again.',
   held_too_long: 'The endpoint stayed suspended for 14 days; held events moved to the dead-letter list.',
-  hold_full: 'The endpoint held 10,000 events, the most it can hold; held events moved to the dead-letter list.',
+  hold_full:
+    'The endpoint held 10,000 events, the most it can hold; held events moved to the dead-letter list.',
   manual: 'Stopped by hand.',
 };
 

@@ -5,6 +5,9 @@
  * Pure functions: no I/O, no clock. Everything time-dependent comes from `ctx.at`, so a
  * retried notification renders byte-for-byte the same email and webhook body.
  */
+import { BIRD_PAUSE_AFTER_DAYS } from '../health/bird.js';
+import { DT_HOLD_DAYS, DT_HOLD_LIMIT } from '../health/dongtien.js';
+import { BIRD_REPLAY_DAYS } from '../policy/presets.js';
 
 export type Notice = 'disabled' | 'degraded' | 'suspended' | 'recovered' | 'paused';
 
@@ -32,14 +35,6 @@ export interface NoticeContext {
 }
 
 export type OperationalEventType = `endpoint.${Notice}`;
-
-/** R-DT-HEALTH: what a suspended endpoint holds before the rest goes to dead letters. */
-export const DT_HOLD_MAX_EVENTS = 10_000;
-export const DT_HOLD_MAX_DAYS = 14;
-/** R-BIRD-HEALTH: "about 5 days of uninterrupted failure" pauses a degraded endpoint. */
-export const BIRD_PAUSE_AFTER_DAYS = 5;
-/** R-BIRD-REPLAY: a window replay reaches back at most this far. */
-export const BIRD_REPLAY_MAX_DAYS = 3;
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const SUBJECT_URL_MAX = 120;
@@ -139,8 +134,8 @@ function meaning(notice: Notice, ctx: NoticeContext): string[] {
     case 'suspended':
       return [
         `Deliveries to this endpoint stopped after repeated failed attempts. New events are still`,
-        `accepted and held for it: up to ${DT_HOLD_MAX_EVENTS.toLocaleString('en-US')} events or ${DT_HOLD_MAX_DAYS} days from the suspension, that is`,
-        `until ${isoTime(ctx.at + DT_HOLD_MAX_DAYS * DAY_MS)}. Past either limit, the remaining events go to the dead-letter`,
+        `accepted and held for it: up to ${DT_HOLD_LIMIT.toLocaleString('en-US')} events or ${DT_HOLD_DAYS} days from the suspension, that is`,
+        `until ${isoTime(ctx.at + DT_HOLD_DAYS * DAY_MS)}. Past either limit, the remaining events go to the dead-letter`,
         `list and the endpoint is disabled.`,
       ];
     case 'degraded':
@@ -203,7 +198,7 @@ function actions(notice: Notice, ctx: NoticeContext): string[] {
         `1. Fix the problem on your side (see the reason above).`,
         `2. Re-enable the endpoint. Held events are then delivered one at a time, oldest first.`,
         `   If the endpoint fails again, the drain stops and the endpoint is suspended again.`,
-        `Re-enable before ${isoTime(ctx.at + DT_HOLD_MAX_DAYS * DAY_MS)} to avoid the endpoint being disabled.`,
+        `Re-enable before ${isoTime(ctx.at + DT_HOLD_DAYS * DAY_MS)} to avoid the endpoint being disabled.`,
       ];
     case 'degraded':
       return [
@@ -214,7 +209,7 @@ function actions(notice: Notice, ctx: NoticeContext): string[] {
       return [
         `1. Fix the problem on your side (see the reason above).`,
         `2. Set the endpoint status back to active.`,
-        `3. Replay the window of failed deliveries. A replay reaches back at most ${BIRD_REPLAY_MAX_DAYS} days,`,
+        `3. Replay the window of failed deliveries. A replay reaches back at most ${BIRD_REPLAY_DAYS} days,`,
         `   so replay soon: older failures can no longer be recovered that way.`,
       ];
     case 'recovered':
@@ -234,8 +229,8 @@ const REASONS: Record<string, string> = {
   exhausted: 'a delivery used all its attempts without a 2xx response',
   attempts_exhausted: 'a delivery used all its attempts without a 2xx response',
   consecutive_failures: 'several attempts in a row failed',
-  hold_limit_exceeded: `more than ${DT_HOLD_MAX_EVENTS.toLocaleString('en-US')} events were held`,
-  hold_expired: `events were held for ${DT_HOLD_MAX_DAYS} days`,
+  hold_limit_exceeded: `more than ${DT_HOLD_LIMIT.toLocaleString('en-US')} events were held`,
+  hold_expired: `events were held for ${DT_HOLD_DAYS} days`,
   network_ECONNREFUSED: 'your server refused the connection',
   network_ECONNRESET: 'your server closed the connection before answering',
 };

@@ -33,13 +33,14 @@ const EVERY_FAILURE = '1xx,3xx,4xx,5xx';
  * timeout is a setting of its own (300 s, above its 60 s timeout ceiling); the others wait
  * out the attempt timeout plus a few seconds.
  */
-const LEASE: Readonly<Record<PresetName, { fixedSeconds: number } | { graceSeconds: number }>> = Object.freeze({
-  standard: { graceSeconds: LEASE_GRACE_SECONDS },
-  smengo: { graceSeconds: LEASE_GRACE_SECONDS },
-  railhook: { fixedSeconds: RAILHOOK_CLAIM_TIMEOUT_SECONDS },
-  bird: { graceSeconds: LEASE_GRACE_SECONDS },
-  dongtien: { graceSeconds: LEASE_GRACE_SECONDS },
-});
+const LEASE: Readonly<Record<PresetName, { fixedSeconds: number } | { graceSeconds: number }>> =
+  Object.freeze({
+    standard: { graceSeconds: LEASE_GRACE_SECONDS },
+    smengo: { graceSeconds: LEASE_GRACE_SECONDS },
+    railhook: { fixedSeconds: RAILHOOK_CLAIM_TIMEOUT_SECONDS },
+    bird: { graceSeconds: LEASE_GRACE_SECONDS },
+    dongtien: { graceSeconds: LEASE_GRACE_SECONDS },
+  });
 
 /** The lease a preset uses for a given attempt timeout. */
 export function leaseSecondsFor(preset: PresetName, timeoutSeconds: number): number {

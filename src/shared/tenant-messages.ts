@@ -9,9 +9,6 @@ export const addApiKeyUpdate = defineUpdate<TenantView, [{ keyId: string; hash: 
 export const revokeApiKeyUpdate = defineUpdate<TenantView, [{ keyId: string }]>('revokeApiKey');
 /** R-SMENGO-INACTIVE: reactivation releases deferred deliveries at once. */
 export const setSubscriptionUpdate = defineUpdate<TenantView, [{ active: boolean }]>('setSubscription');
-export const updateTenantUpdate = defineUpdate<TenantView, [{ name?: string; billingEmail?: string | null }]>(
-  'updateTenant',
-);
 /**
  * Replay quotas (R-BIRD-REPLAY: 20 window replays per UTC day; R-DT-REPLAY: 30 replay
  * requests per minute), counted where they cannot be lost or double-spent.

@@ -1,4 +1,11 @@
-import { allHandlersFinished, condition, continueAsNew, proxyActivities, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  continueAsNew,
+  proxyActivities,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
 import {
   REPLAY_REQUESTS_PER_MINUTE,
@@ -13,7 +20,6 @@ import {
   setSubscriptionUpdate,
   tenantKeysQuery,
   tenantViewQuery,
-  updateTenantUpdate,
 } from '../shared/tenant-messages.js';
 import type { TenantCarried, TenantInput, TenantView } from '../shared/tenant-types.js';
 
@@ -61,22 +67,25 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
     s.subscriptionActive = active;
     return view();
   });
-  setHandler(updateTenantUpdate, ({ name, billingEmail }) => {
-    if (name !== undefined) s.name = name;
-    if (billingEmail !== undefined) s.billingEmail = billingEmail ?? undefined;
-    return view();
-  });
   setHandler(admitReplayUpdate, ({ kind }) => {
     const now = Date.now();
     const minute = Math.floor(now / 60_000);
     if (s.replayMinute?.minute !== minute) s.replayMinute = { minute, used: 0 };
     if (s.replayMinute.used >= REPLAY_REQUESTS_PER_MINUTE)
-      return { allowed: false, code: 'replay_rate_limited', retryAfterSeconds: 60 - Math.floor((now % 60_000) / 1000) };
+      return {
+        allowed: false,
+        code: 'replay_rate_limited',
+        retryAfterSeconds: 60 - Math.floor((now % 60_000) / 1000),
+      };
     if (kind === 'window') {
       const day = utcDay(now);
       if (s.replayDay?.day !== day) s.replayDay = { day, used: 0 };
       if (s.replayDay.used >= WINDOW_REPLAYS_PER_DAY)
-        return { allowed: false, code: 'WebhookReplayQuotaExceeded', retryAfterSeconds: secondsUntilNextUtcDay(now) };
+        return {
+          allowed: false,
+          code: 'WebhookReplayQuotaExceeded',
+          retryAfterSeconds: secondsUntilNextUtcDay(now),
+        };
       s.replayDay.used++;
     }
     s.replayMinute.used++;

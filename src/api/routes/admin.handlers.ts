@@ -1,6 +1,7 @@
 import type { RouteHandler } from '@hono/zod-openapi';
 import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
+import { settingsFrom } from '../../settings.js';
 import { TENANT_WORKFLOW } from '../../shared/names.js';
 import { SA_TENANT } from '../../shared/search-attributes.js';
 import {
@@ -52,7 +53,7 @@ export function adminRouter({ client, config, directory }: AdminDeps) {
     };
     const handle = await client.workflow.start(TENANT_WORKFLOW, {
       workflowId: tenantId,
-      taskQueue: config.HERALD_TASK_QUEUE,
+      taskQueue: settingsFrom(config).taskQueue,
       args: [input],
       typedSearchAttributes: [{ key: SA_TENANT, value: tenantId }],
     });

@@ -2,6 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Client } from '@temporalio/client';
 import type { IncomingMessage } from 'node:http';
 import type { Config } from '../../config.js';
+import { settingsFrom } from '../../settings.js';
 import { createPolicyResolver } from '../../deliveries/policy-resolver.js';
 import { storeBody } from '../../inbound/forward-request.js';
 import { forwardInput, newForwardId, newRequestId } from '../../inbound/forwards.js';
@@ -93,7 +94,7 @@ export function ingestRouter(deps: { client: Client; config: Config; sources: So
   const app = router();
   const { client, config, sources } = deps;
   const resolve = createPolicyResolver(config);
-  const batcher = new IngestBatcher(client, config.HERALD_TASK_QUEUE);
+  const batcher = new IngestBatcher(client, settingsFrom(config).taskQueue);
   // Issue 13.6: requests per source, in this process (see rate-limit.ts), keyed by public id.
   const rate = new TokenBuckets({
     ratePerSecond: config.HERALD_INGEST_RATE_PER_SECOND,
