@@ -31,6 +31,7 @@ describe('a worker killed mid-attempt (R-CRASH)', () => {
         HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
         HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1',
         HERALD_CODEC_KEYS: TEST_CODEC_KEY,
+        HERALD_METRICS_PORT: '0',
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -38,8 +39,9 @@ describe('a worker killed mid-attempt (R-CRASH)', () => {
     child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
     child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise((r) => child.once('exit', r));
-    for (let i = 0; i < 240 && !out.includes("state: 'RUNNING'"); i++) await delay(250);
-    expect(out).toContain("state: 'RUNNING'");
+    // The SDK's state change, as a field of Herald's JSON log line (issue 20).
+    for (let i = 0; i < 240 && !out.includes('"state":"RUNNING"'); i++) await delay(250);
+    expect(out).toContain('"state":"RUNNING"');
 
     // First request: the receiver holds it open and the worker is killed mid-attempt.
     receiver.respondWith((_req, i, res) => {
