@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createApp } from '../../src/api/app.js';
+import { configureLogging } from '../../src/observability/log.js';
 import { createEndpointSchema, patchEndpointSchema, publishSchema } from '../../src/api/schemas.js';
 import { TEST_OPERATOR_KEY, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
@@ -112,6 +113,16 @@ describe('bad input at every write route (dev server)', () => {
   let deadLetterId = '';
   let before: Snapshot;
   const errorSpy = vi.spyOn(console, 'error');
+  // The API logs through Herald's JSON logger (issue 20): keep its error lines to check below.
+  const errorLines: string[] = [];
+  configureLogging({
+    sink: {
+      write: (line) => {
+        if (line.includes('"level":"error"')) errorLines.push(line);
+        process.stdout.write(line);
+      },
+    },
+  });
 
   interface Snapshot {
     endpoints: string;
@@ -436,6 +447,7 @@ describe('bad input at every write route (dev server)', () => {
   });
   afterAll(async () => {
     errorSpy.mockRestore();
+    configureLogging({ sink: { write: (line) => process.stdout.write(line) } });
     await w?.stop();
     await receiver.stop();
   });
@@ -689,6 +701,7 @@ describe('bad input at every write route (dev server)', () => {
   it('the API never logged an unhandled error', () => {
     const unhandled = errorSpy.mock.calls.filter((c) => String(c[0]).includes('[herald:api]'));
     expect(unhandled.map((c) => String(c[1] ?? c[0]).slice(0, 200))).toEqual([]);
+    expect(errorLines.map((l) => l.slice(0, 300))).toEqual([]);
   });
 
   it('nothing already stored changed: endpoint list, endpoint views, tenant, events, deliveries, the dead letter', async () => {
