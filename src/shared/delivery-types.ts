@@ -1,4 +1,5 @@
 import type { HealthState } from '../health/types.js';
+import type { Reopen } from '../policy/next-step.js';
 import type { DeliveryPolicy } from '../policy/policy.js';
 import type { ForwardRequest } from './source-types.js';
 
@@ -53,6 +54,17 @@ export interface DeliveryInput {
    * chain of runs reads as one delivery (same id, same attempt log).
    */
   carried?: DeliveryCarried;
+  /**
+   * Issue 16: this run completes when its round ends. Absent on runs started before issue 16,
+   * which keep holding open for their recovery window exactly as before (their histories must
+   * still replay: test/workflows/delivery-replay.test.ts).
+   */
+  closesAtRoundEnd?: true;
+  /**
+   * Issue 16: a dead-letter retry or replay of a closed delivery: a new run of the same
+   * workflow id, seeded with the previous run's final state (its workflow result).
+   */
+  reopened?: { previous: DeliveryState; command: Reopen };
 }
 
 /** What one run of a delivery hands to the next when its history grows long (continueAsNew). */
