@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** What one path answers; the bench flips a path from failing to healthy mid-run. */
-export type PathMode = { status: number; retryAfter?: string };
+export type PathMode = { status: number; retryAfter?: string; delayMs?: number };
 
 /**
  * The loopback receiver every scenario shares, kept lean so it is never the bottleneck:
@@ -18,6 +18,9 @@ export class BenchReceiver {
   /** The delivery that brought each event first, to look a slow one up in Temporal. */
   readonly firstDelivery = new Map<string, string>();
   requests = 0;
+  /** Requests being answered now, and the most at once (a slow path holds them). */
+  inFlight = 0;
+  maxInFlight = 0;
   private modes = new Map<string, PathMode>();
   private server?: Server;
   private waiters: Array<{ done: () => boolean; resolve: () => void }> = [];
@@ -29,6 +32,9 @@ export class BenchReceiver {
   async start(): Promise<string> {
     this.server = createServer((req, res) => {
       const at = performance.timeOrigin + performance.now();
+      this.inFlight++;
+      this.maxInFlight = Math.max(this.maxInFlight, this.inFlight);
+      res.once('close', () => this.inFlight--);
       req.resume();
       req.on('end', () => {
         this.requests++;
@@ -49,7 +55,11 @@ export class BenchReceiver {
         }
         const headers: Record<string, string> = { 'content-type': 'text/plain' };
         if (mode.retryAfter) headers['retry-after'] = mode.retryAfter;
-        res.writeHead(mode.status, headers).end(mode.status < 300 ? 'ok' : 'unavailable');
+        const answer = () =>
+          res.writeHead(mode.status, headers).end(mode.status < 300 ? 'ok' : 'unavailable');
+        // A slow receiver: the request is seen (and recorded) now, answered later.
+        if (mode.delayMs) setTimeout(answer, mode.delayMs);
+        else answer();
         if (this.waiters.length) this.check();
       });
     });

@@ -1,12 +1,23 @@
 // `npm run bench`: Herald's embedded default against the raw-HTTP limit (issue 6).
 // Flags set every scenario size; `--quick` shrinks them all to a few minutes' run.
+import { execFileSync } from 'node:child_process';
 import { cpus, totalmem, platform, release } from 'node:os';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { BenchHerald, rssMb } from './herald.js';
+import { cost } from './cost.js';
+import { BenchHerald, StackHerald, type HeraldTarget } from './herald.js';
 import { freePort } from './ports.js';
 import { BenchReceiver } from './receiver.js';
-import { backlog, fairness, latency, rawLimit, recovery, throughput, type Ctx } from './scenarios.js';
+import {
+  backlog,
+  fairness,
+  latency,
+  rawLimit,
+  recovery,
+  slowNeighbour,
+  throughput,
+  type Ctx,
+} from './scenarios.js';
 
 const FULL = {
   concurrency: 64,
@@ -20,6 +31,16 @@ const FULL = {
   backlog: 50000,
   'rec-events': 5000,
   'rec-fail-seconds': 30,
+  // (7) slow endpoint: one endpoint answering after 10 s gets 500 at once, 9 others 5/s for 60 s.
+  'slow-events': 500,
+  'slow-delay-ms': 10000,
+  'slow-fast': 9,
+  'slow-rate': 5,
+  'slow-seconds': 60,
+  // (8) cost: 200 deliveries, one endpoint each event (over 4 endpoints); open ones 60 s later.
+  'cost-events': 200,
+  'cost-endpoints': 4,
+  'cost-open-after': 60,
 };
 const QUICK: typeof FULL = {
   ...FULL,
@@ -30,8 +51,20 @@ const QUICK: typeof FULL = {
   backlog: 2000,
   'rec-events': 500,
   'rec-fail-seconds': 10,
+  'slow-events': 200,
+  'slow-seconds': 20,
+  'cost-open-after': 20,
 };
-const SCENARIOS = ['raw', 'throughput', 'latency', 'fairness', 'backlog', 'recovery'] as const;
+const SCENARIOS = [
+  'raw',
+  'throughput',
+  'latency',
+  'fairness',
+  'backlog',
+  'recovery',
+  'slow',
+  'cost',
+] as const;
 
 const { values } = parseArgs({
   options: {
@@ -44,6 +77,12 @@ const { values } = parseArgs({
     // Issue 20's A/B: `--metrics off` runs Herald with HERALD_METRICS_PORT=0 (no listener, no
     // workflow metrics recorded); on, the listener takes a free port.
     metrics: { type: 'string', default: 'on' },
+    // Issue 16's A/B: Herald from another checkout (e.g. a worktree of the baseline commit),
+    // started as that checkout's `npm start` starts it, measured by this harness.
+    'herald-root': { type: 'string' },
+    // Issue 19: against the production-shaped stack (Temporal on PostgreSQL, two workers,
+    // one API; scripts/stack/stack.ts) instead of the embedded default.
+    stack: { type: 'boolean', default: false },
     ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
   },
 });
@@ -62,6 +101,8 @@ const log = (msg: string) => console.error(`[bench ${new Date().toISOString().sl
 async function main() {
   const receiver = new BenchReceiver();
   const receiverUrl = await receiver.start();
+  if (values.stack && values['herald-root'])
+    throw new Error('--stack runs this checkout; --herald-root is for the embedded default');
   const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
   // The metrics port and the SDK exporter's (+1) must miss the dev server's derived ports (+10, +11).
   let metricsPort = 0;
@@ -70,9 +111,19 @@ async function main() {
     const taken = [ports.api, ports.ui, ...Array.from({ length: 12 }, (_, i) => ports.temporal + i)];
     if (!taken.includes(p) && !taken.includes(p + 1)) metricsPort = p;
   }
-  const herald = new BenchHerald(ports, { HERALD_METRICS_PORT: String(metricsPort) }, size.concurrency);
-  log(`starting the embedded default in ${herald.dataDir}`);
+  const herald: HeraldTarget = values.stack
+    ? new StackHerald(size.concurrency, log)
+    : new BenchHerald(
+        ports,
+        { HERALD_METRICS_PORT: String(metricsPort) },
+        size.concurrency,
+        values['herald-root'],
+      );
+  log(`starting ${herald.label}`);
+  const startedAt = Date.now();
   await herald.start();
+  const startSeconds = (Date.now() - startedAt) / 1000;
+  log(`${herald.label} up in ${startSeconds.toFixed(1)} s`);
   const earlier = values.merge
     ? (JSON.parse(readFileSync(values.merge, 'utf8')) as Record<string, unknown>)
     : undefined;
@@ -80,6 +131,10 @@ async function main() {
   if (earlier) for (const [k, v] of Object.entries(earlier)) if (typeof v === 'number') results[k] = v;
   const errors: Record<string, string> = {};
   const meta = () => ({
+    target: herald.label,
+    heraldRoot: herald instanceof BenchHerald ? herald.root : undefined,
+    heraldCommit: commitOf(herald instanceof BenchHerald ? herald.root : '.'),
+    startSeconds: Number(startSeconds.toFixed(1)),
     sizes: size,
     machine: {
       cores: cpus().length,
@@ -124,19 +179,25 @@ async function main() {
     await step('latency', () => latency(ctx, size['lat-rate'], size['lat-seconds']));
     await step('fairness', () => fairness(ctx, size.burst, size.quiet));
     await step('backlog', () =>
-      backlog(ctx, size.backlog, size['lat-rate'], size['lat-seconds'], () => ({
-        workerRssMb: rssMb(herald.pid),
-        serverRssMb: rssMb(herald.devServerPid()),
-        sqliteMb: herald.sqliteBytes() / 1e6,
-      })),
+      backlog(ctx, size.backlog, size['lat-rate'], size['lat-seconds'], () => herald.memorySample()),
     );
     await step('recovery', () => recovery(ctx, size['rec-events'], size['rec-fail-seconds']));
+    await step('slow', () =>
+      slowNeighbour(ctx, {
+        slowEvents: size['slow-events'],
+        slowDelayMs: size['slow-delay-ms'],
+        fastCount: size['slow-fast'],
+        rate: size['slow-rate'],
+        seconds: size['slow-seconds'],
+      }),
+    );
+    await step('cost', () => cost(ctx, size['cost-events'], size['cost-endpoints'], size['cost-open-after']));
   } finally {
     // BENCH_HOLD_SECONDS: keep the dev server up after the run, to read histories with
     // `temporal workflow show` (its address is in the log).
     const hold = Number(process.env.BENCH_HOLD_SECONDS ?? 0);
     if (hold > 0) {
-      log(`holding for ${hold} s; Temporal at 127.0.0.1:${herald.temporalPort}`);
+      log(`holding for ${hold} s; Temporal at ${herald.temporalAddress}`);
       await new Promise((r) => setTimeout(r, hold * 1000));
     }
     await herald.stop();
@@ -156,6 +217,14 @@ async function main() {
   console.table(Object.fromEntries(Object.entries(results).map(([k, v]) => [k, { value: v }])));
   log(`wrote ${out}`);
   if (Object.keys(errors).length) process.exitCode = 1;
+}
+
+function commitOf(dir: string): string | undefined {
+  try {
+    return execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
 }
 
 main().then(

@@ -1,12 +1,12 @@
 import { Pool } from 'undici';
 import { standardWebhookHeaders } from '../src/signing/standard-webhooks.js';
-import { cpuSeconds, type BenchHerald } from './herald.js';
+import type { HeraldTarget } from './herald.js';
 import { closedLoop, openLoop } from './load.js';
-import { nowMs, type BenchReceiver } from './receiver.js';
+import { BenchReceiver, nowMs } from './receiver.js';
 import { percentile, round, summary } from './stats.js';
 
 export interface Ctx {
-  herald: BenchHerald;
+  herald: HeraldTarget;
   receiver: BenchReceiver;
   receiverUrl: string;
   key: string;
@@ -47,13 +47,19 @@ export async function rawLimit(ctx: Ctx, count: number) {
   return { rawLimitRps: round(count / seconds) };
 }
 
-async function endpoints(ctx: Ctx, prefix: string, n: number, policy?: Record<string, unknown>) {
+async function endpoints(
+  ctx: Ctx,
+  prefix: string,
+  n: number,
+  policy?: Record<string, unknown>,
+  where: { key?: string; receiverUrl?: string } = {},
+) {
   const out: { type: string; path: string; id: string }[] = [];
   for (let i = 0; i < n; i++) {
     const type = `${prefix}.e${i}`;
     const path = `/${prefix}/${i}`;
-    const id = await ctx.herald.endpoint(ctx.key, {
-      url: `${ctx.receiverUrl}${path}`,
+    const id = await ctx.herald.endpoint(where.key ?? ctx.key, {
+      url: `${where.receiverUrl ?? ctx.receiverUrl}${path}`,
       eventTypes: [type],
       preset: 'standard',
       ...(policy ? { policy } : {}),
@@ -67,10 +73,9 @@ async function endpoints(ctx: Ctx, prefix: string, n: number, policy?: Record<st
 export async function throughput(ctx: Ctx, events: number, n: number) {
   const eps = await endpoints(ctx, 'tp', n);
   const id = ids('tp');
-  const serverPid = ctx.herald.devServerPid();
   const cpu0 = {
-    herald: cpuSeconds(ctx.herald.pid),
-    server: cpuSeconds(serverPid),
+    herald: ctx.herald.heraldCpuSeconds(),
+    server: ctx.herald.serverCpuParts(),
     bench: process.cpuUsage(),
   };
   const t0 = nowMs();
@@ -89,9 +94,21 @@ export async function throughput(ctx: Ctx, events: number, n: number) {
   // CPU per delivery does not depend on what else runs on the machine, unlike the rate.
   const perDelivery = (s: number) => round((s * 1000) / events, 2);
   const bench = process.cpuUsage(cpu0.bench);
+  const server = ctx.herald.serverCpuParts();
+  const parts = Object.keys(server);
+  const serverSeconds = parts.reduce((sum, k) => sum + (server[k]! - cpu0.server[k]!), 0);
   return {
-    cpuMsPerDeliveryHerald: perDelivery(cpuSeconds(ctx.herald.pid) - cpu0.herald),
-    cpuMsPerDeliveryServer: perDelivery(cpuSeconds(serverPid) - cpu0.server),
+    cpuMsPerDeliveryHerald: perDelivery(ctx.herald.heraldCpuSeconds() - cpu0.herald),
+    // The Temporal service: the dev server; on the stack, the server and PostgreSQL (both below).
+    cpuMsPerDeliveryServer: perDelivery(serverSeconds),
+    ...(parts.length > 1
+      ? Object.fromEntries(
+          parts.map((k) => [
+            `cpuMsPerDelivery${k[0]!.toUpperCase()}${k.slice(1)}`,
+            perDelivery(server[k]! - cpu0.server[k]!),
+          ]),
+        )
+      : {}),
     cpuMsPerDeliveryBench: perDelivery((bench.user + bench.system) / 1e6),
     throughputDps: round(events / seconds),
     throughputSeconds: round(seconds),
@@ -276,4 +293,69 @@ export async function recovery(ctx: Ctx, events: number, failSeconds: number) {
     recoveryOverBudget: overBudget,
     recoveryAttemptsMax: Math.max(...ds.map((d) => ctx.receiver.attemptsByDelivery.get(d) ?? 0)),
   };
+}
+
+/**
+ * (7) Issue 16: one endpoint whose receiver answers after `slowDelayMs` gets `slowEvents` at
+ * once, while `fastCount` endpoints get `rate` events a second each for `seconds`. The fast
+ * endpoints' first attempts (202 -> first receipt) must not wait behind the slow one's sends.
+ * The slow endpoint has a receiver (an origin) of its own, as a slow host would.
+ */
+export async function slowNeighbour(
+  ctx: Ctx,
+  o: { slowEvents: number; slowDelayMs: number; fastCount: number; rate: number; seconds: number },
+) {
+  const slowReceiver = new BenchReceiver();
+  const slowUrl = await slowReceiver.start();
+  try {
+    const [slow] = await endpoints(ctx, 'slow', 1, undefined, { receiverUrl: slowUrl });
+    slowReceiver.setMode(slow!.path, { status: 200, delayMs: o.slowDelayMs });
+    const fast = await endpoints(ctx, 'fast', o.fastCount);
+    const sid = ids('slow');
+    const fid = ids('fast');
+    const t0 = nowMs();
+    const acks = new Map<number, number>();
+    const slowBurst = closedLoop(o.slowEvents, ctx.concurrency, (i) =>
+      ctx.herald.publish(ctx.key, sid(i), slow!.type),
+    ).then(() => ctx.log(`slow: ${o.slowEvents} slow events published in ${round((nowMs() - t0) / 1000)} s`));
+    const fastLoop = openLoop(o.rate * o.fastCount, o.seconds, async (i) => {
+      acks.set(i, await ctx.herald.publish(ctx.key, fid(i), fast[i % o.fastCount]!.type));
+    });
+    await Promise.all([slowBurst, fastLoop]);
+    const slowSeenDuringRun = slowReceiver.requests;
+    const slowMaxInFlight = slowReceiver.maxInFlight;
+    await ctx.receiver.until(
+      () => [...acks.keys()].every((i) => ctx.receiver.firstArrival.has(fid(i))),
+      10 * 60_000,
+      'the fast endpoints deliveries',
+    );
+    const lat = [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at));
+    const s = summary(lat);
+    // Let the slow endpoint drain quickly, so its backlog does not weigh on the next scenario:
+    // from now on it answers at once (requests already waiting still take their 10 s).
+    const drainFrom = nowMs();
+    slowReceiver.setMode(slow!.path, { status: 200 });
+    const slowDone = () => {
+      for (let i = 0; i < o.slowEvents; i++) if (!slowReceiver.firstArrival.has(sid(i))) return false;
+      return true;
+    };
+    const drained = await slowReceiver.until(slowDone, 10 * 60_000, 'the slow endpoint').then(
+      () => true,
+      () => false,
+    );
+    await new Promise((r) => setTimeout(r, o.slowDelayMs + 1000));
+    return {
+      slowNeighbourFastP50Ms: s.p50,
+      slowNeighbourFastP95Ms: s.p95,
+      slowNeighbourFastP99Ms: s.p99,
+      slowNeighbourFastMaxMs: s.max,
+      slowNeighbourFastEvents: s.n,
+      // How many sends the slow endpoint held at once, and how many it got while the fast ran.
+      slowNeighbourSlowMaxInFlight: slowMaxInFlight,
+      slowNeighbourSlowRequestsDuringRun: slowSeenDuringRun,
+      slowNeighbourSlowDrainSeconds: drained ? round((nowMs() - drainFrom) / 1000) : NaN,
+    };
+  } finally {
+    await slowReceiver.close();
+  }
 }

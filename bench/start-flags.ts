@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /**
  * The Node flags `npm start` gives Herald's process (package.json's start script), so the
- * benchmarks measure the embedded default exactly as a user starts it.
+ * benchmarks measure the embedded default exactly as a user starts it. `root`: another
+ * checkout's package.json (`--herald-root`).
  */
-export function startNodeFlags(): string[] {
-  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+export function startNodeFlags(root?: string): string[] {
+  const file = root ? join(root, 'package.json') : new URL('../package.json', import.meta.url);
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
     scripts: { start: string };
   };
   const m = /\btsx((?:\s+--[\w-]+(?:=\S+)?)*)\s+src\/main\.ts/.exec(pkg.scripts.start);
