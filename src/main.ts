@@ -10,7 +10,10 @@ import { startApi } from './api/server.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { connectClient } from './temporal/connect.js';
-import { registerMissingSearchAttributes } from './temporal/search-attribute-registration.js';
+import {
+  NAMESPACE_RETENTION_DAYS,
+  registerMissingSearchAttributes,
+} from './temporal/search-attribute-registration.js';
 import {
   assertHistoryEncrypted,
   dataConverterFor,
@@ -106,10 +109,11 @@ async function main() {
     dataConverterFor(config),
   );
   if (devServer) {
-    // R-LOG: deliveries and their attempts are kept 30 days; the dev server's default is 1 day.
+    // R-LOG, issue 16: closed deliveries are kept the namespace retention (90 days, for
+    // Dong Tien's bodies and replays); the dev server's default is 1 day.
     await clientConnection.workflowService.updateNamespace({
       namespace: config.TEMPORAL_NAMESPACE,
-      config: { workflowExecutionRetentionTtl: msToTs('30 days') },
+      config: { workflowExecutionRetentionTtl: msToTs(`${NAMESPACE_RETENTION_DAYS} days`) },
     });
     // Issue 14.14: a data folder from an older Herald lacks the newer search attributes.
     await registerMissingSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE, { log });

@@ -7,8 +7,12 @@ set -eu
 
 : "${TEMPORAL_ADDRESS:?TEMPORAL_ADDRESS is required}"
 NAMESPACE="${TEMPORAL_NAMESPACE:-default}"
-# R-LOG: the delivery log lives in Temporal's closed-workflow retention, 30 days.
-RETENTION="${HERALD_RETENTION:-720h}"
+# R-LOG, issue 16: a delivery closes when its round ends, and its log, body and reopen
+# (dead-letter retry, replay) then live in Temporal's closed-workflow retention, counted
+# from that end: 90 days, Dong Tien's bodies and replays (R-DT-REPLAY); the other presets'
+# 30 days fit in it. With 30 days, Dong Tien deliveries could not be replayed (nor their
+# bodies read) from 30 days after their round ended.
+RETENTION="${HERALD_RETENTION:-2160h}"
 MAX_ATTEMPTS="${SETUP_MAX_ATTEMPTS:-60}"
 SLEEP_SECONDS="${SETUP_SLEEP_SECONDS:-2}"
 
@@ -40,7 +44,8 @@ else
     _ "$TEMPORAL_ADDRESS" "$NAMESPACE" "$RETENTION"
 fi
 
-# PostgreSQL visibility has ten preallocated Keyword columns per namespace; Herald uses seven.
+# PostgreSQL visibility has ten preallocated Keyword columns per namespace (Herald uses seven)
+# and three Datetime ones (Herald uses one, HeraldCreatedAt: issue 16).
 # Keep this list in step with src/shared/search-attributes.ts (test/unit/compose.test.ts checks).
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldTenant --type Keyword
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldEndpoint --type Keyword
@@ -49,12 +54,13 @@ retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldEventId --type Keyword
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldPreset --type Keyword
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldEndpointStatus --type Keyword
+retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldCreatedAt --type Datetime
 
 # Registration is visible to queries only once the frontend has refreshed the namespace.
 # Herald's services start after this job, so their first list or start must not race it.
 PROBE="HeraldTenant = 'probe' AND HeraldEndpoint = 'probe' AND HeraldEventType = 'probe'"
 PROBE="$PROBE AND HeraldStatus = 'probe' AND HeraldEventId = 'probe' AND HeraldPreset = 'probe'"
-PROBE="$PROBE AND HeraldEndpointStatus = 'probe'"
+PROBE="$PROBE AND HeraldEndpointStatus = 'probe' AND HeraldCreatedAt = '2000-01-01T00:00:00Z'"
 retry temporal workflow list --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --query "$PROBE" --limit 1 >/dev/null
 
 echo "herald-setup: namespace '$NAMESPACE' ready with Herald search attributes"

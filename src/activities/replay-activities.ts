@@ -2,10 +2,18 @@ import { activityInfo, heartbeat } from '@temporalio/activity';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import type { AttemptRecord, DeliveryState } from '../shared/delivery-types.js';
 import { endpointViewQuery } from '../shared/endpoint-messages.js';
-import { deliveryStateQuery, replayDeliveryUpdate } from '../shared/messages.js';
-import { DELIVERY_WORKFLOW } from '../shared/names.js';
-import { SA_ENDPOINT, SA_STATUS, SA_TENANT } from '../shared/search-attributes.js';
-import { RUNNING, and, eq, isIn, ofType, startedAtOrBefore } from '../store/visibility.js';
+import { SA_ENDPOINT } from '../shared/search-attributes.js';
+import {
+  deliveriesQuery,
+  deliveryState,
+  latestRunsOnly,
+  refOf,
+  reopenable,
+  statusIn,
+  type DeliveryRef,
+} from '../store/deliveries.js';
+import { replayDeliveryRun } from '../store/replay.js';
+import { CLOSES_AT_ROUND_END, RUNNING, createdAtOrBefore, eq, or } from '../store/visibility.js';
 
 /** R-BIRD-REPLAY: one window replay covers at most this many (oldest) matches. */
 export const WINDOW_REPLAY_MAX_MATCHES = 10_000;
@@ -84,20 +92,22 @@ export function createReplayActivities(deps: { client?: Client }) {
         return { candidates: 0, matched: 0, replayed: 0, skippedEndpoint: `endpoint_${view.health.status}` };
 
       // Only finished deliveries can be replayed; a pending one still has its own schedule,
-      // and a succeeded one was delivered. Nothing started after `until` attempted in it.
-      const query = and(
-        ofType(DELIVERY_WORKFLOW),
-        eq(SA_TENANT, input.tenantId),
+      // and a succeeded one was delivered. Nothing created after `until` attempted in it.
+      // Issue 16: closed deliveries too, while their preset's window is open (`reopenable`).
+      const query = deliveriesQuery(
+        input.tenantId,
         eq(SA_ENDPOINT, input.endpointId),
-        RUNNING,
-        isIn(SA_STATUS, ['exhausted', 'failed', 'dead']),
-        startedAtOrBefore(new Date(untilMs)),
+        or(RUNNING, CLOSES_AT_ROUND_END),
+        statusIn(['exhausted', 'failed', 'dead']),
+        createdAtOrBefore(new Date(untilMs)),
       );
-      const all: Array<{ startMs: number; id: string }> = [];
+      const rows: DeliveryRef[] = [];
       for await (const wf of client.workflow.list({ query, pageSize: 1000 })) {
-        all.push({ startMs: wf.startTime.getTime(), id: wf.workflowId });
-        if (all.length % 1000 === 0) heartbeat(activityInfo().heartbeatDetails);
+        rows.push(refOf(wf));
+        if (rows.length % 1000 === 0) heartbeat(activityInfo().heartbeatDetails);
       }
+      const nowMs = Date.now();
+      const all = (await latestRunsOnly(client, rows)).filter((r) => reopenable(r, nowMs));
       const before = (a: { startMs: number; id: string }, b: { startMs: number; id: string }) =>
         a.startMs < b.startMs || (a.startMs === b.startMs && a.id < b.id);
       all.sort((a, b) => (before(a, b) ? -1 : before(b, a) ? 1 : 0));
@@ -109,12 +119,7 @@ export function createReplayActivities(deps: { client?: Client }) {
       for (let i = 0; i < todo.length && p.matched < WINDOW_REPLAY_MAX_MATCHES; i += BATCH) {
         const batch = todo.slice(i, i + BATCH);
         const states = await Promise.all(
-          batch.map((r) =>
-            client.workflow
-              .getHandle(r.id)
-              .query(deliveryStateQuery)
-              .catch(() => undefined),
-          ),
+          batch.map((r) => deliveryState(client, r.id, r).catch(() => undefined)),
         );
         const picked = batch.filter((_r, j) => {
           const s = states[j];
@@ -130,10 +135,8 @@ export function createReplayActivities(deps: { client?: Client }) {
         const sent = await Promise.all(
           take.map(async (r) => {
             try {
-              await client.workflow
-                .getHandle(r.id)
-                .executeUpdate(replayDeliveryUpdate, { args: [{ mode: 'single' }] });
-              return true;
+              // Issue 16: a closed delivery is reopened as a new run, an open one by update.
+              return (await replayDeliveryRun(client, r, 'single')).ok;
             } catch (err) {
               // Pending again or closed since it was listed: not this replay's to send.
               if (err instanceof WorkflowNotFoundError || err instanceof WorkflowUpdateFailedError)

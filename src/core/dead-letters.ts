@@ -2,6 +2,7 @@ import { presetsOffering, recoveryOf } from '../policy/policy.js';
 import { tryEach } from '../shared/bounded-map.js';
 import { presentState, type DeliveryView } from '../shared/delivery-view.js';
 import type { DeadLetterStore } from '../store/dead-letters.js';
+import { reopenable } from '../store/deliveries.js';
 import { Refusal, refuse } from './refusal.js';
 
 /** Most dead letters one bulk retry takes on. */
@@ -37,6 +38,7 @@ export async function retryDeadLetter(
   store: DeadLetterStore,
   tenantId: string,
   id: string,
+  nowMs: number = Date.now(),
 ): Promise<DeliveryView> {
   const ref =
     (await store.ownedDelivery(tenantId, id)) ??
@@ -54,8 +56,9 @@ export async function retryDeadLetter(
           : 'This endpoint offers no manual retry; read the event back through the events API.'
         : 'Its retry window has closed.',
     );
-  if (!offer.deadLetterRetry || !ref.open) closed();
-  const r = await store.retryDeadLetter(id);
+  // Issue 16: a closed delivery reopens within its preset's window (policy/replay-window.ts).
+  if (!offer.deadLetterRetry || !reopenable(ref, nowMs)) closed();
+  const r = await store.retryDeadLetter(ref);
   if (r.ok) return presentState(ref, r.state);
   if (r.reason === 'not_a_dead_letter')
     refuse(
@@ -75,19 +78,21 @@ export async function retryDeadLetters(
   store: DeadLetterStore,
   tenantId: string,
   which: { ids: readonly string[] } | { all: true },
+  nowMs: number = Date.now(),
 ): Promise<{ retried: string[]; failed: Array<{ id: string; code: string }> }> {
   const ids =
     'ids' in which
       ? [...new Set(which.ids)]
-      : await store.openDeadLetters(
+      : await store.retryableDeadLetters(
           tenantId,
           presetsOffering((o) => o.deadLetterRetry),
           BULK_RETRY_LIMIT,
+          nowMs,
         );
   const { done, failed } = await tryEach(
     ids,
     8,
-    async (id) => (await retryDeadLetter(store, tenantId, id), id),
+    async (id) => (await retryDeadLetter(store, tenantId, id, nowMs), id),
     {
       codeOf: (e) => (e instanceof Refusal ? e.code : undefined),
       idOf: (id) => id,

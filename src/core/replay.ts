@@ -3,7 +3,7 @@ import { DT_REPLAY_DAYS } from '../policy/presets.js';
 import type { DeliveryState } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
 import type { ReplayMode } from '../shared/messages.js';
-import type { DeliveryRef } from '../store/deliveries.js';
+import { reopenable, type DeliveryRef } from '../store/deliveries.js';
 import type { ReplayStore } from '../store/replay.js';
 import { boundedMap } from '../shared/bounded-map.js';
 import { refuse } from './refusal.js';
@@ -48,7 +48,12 @@ export function replayGroupOf(
 }
 
 /** Failed deliveries grouped as R-DT-REPLAY shows them before a bulk replay, newest first. */
-export async function groupFailures(store: ReplayStore, tenantId: string, endpointId?: string) {
+export async function groupFailures(
+  store: ReplayStore,
+  tenantId: string,
+  endpointId?: string,
+  nowMs: number = Date.now(),
+) {
   // Only deliveries whose preset replays one delivery at a time (not Bird's window).
   const presets = presetsOffering((o) => o.deliveryReplay !== 'none');
   const [failedRefs, pendingRefs] = await Promise.all([
@@ -61,8 +66,10 @@ export async function groupFailures(store: ReplayStore, tenantId: string, endpoi
     return endpoints.get(id)!;
   };
   const groups: Record<'blocked' | 'waiting' | 'ready', Grouped[]> = { blocked: [], waiting: [], ready: [] };
-  await boundedMap([...failedRefs, ...pendingRefs], 16, async (ref) => {
-    const state = await store.deliveryState(ref.id);
+  // Issue 16: a finished delivery past its preset's window can no longer be replayed.
+  const reachable = [...failedRefs, ...pendingRefs].filter((r) => replayableAt(r, nowMs));
+  await boundedMap(reachable, 16, async (ref) => {
+    const state = await store.deliveryState(ref);
     if (!state) return;
     // One-off targets have no endpoint to be blocked by.
     const ep = ref.endpointId.startsWith('target:') ? 'none' : await endpoint(ref.endpointId);
@@ -77,6 +84,14 @@ export async function groupFailures(store: ReplayStore, tenantId: string, endpoi
     ready: groups.ready.sort(byAge),
     truncated: failedRefs.length >= PREVIEW_SCAN_LIMIT || pendingRefs.length >= PREVIEW_SCAN_LIMIT,
   };
+}
+
+/**
+ * Issue 16: may this delivery be replayed at `nowMs`: its preset's window (policy/replay-window.ts
+ * through `reopenable`) and, for every preset, R-DT-REPLAY's 90 days from the event.
+ */
+export function replayableAt(ref: DeliveryRef, nowMs: number): boolean {
+  return reopenable(ref, nowMs) && nowMs - ref.startMs <= REPLAY_MAX_AGE_MS;
 }
 
 /**
@@ -105,13 +120,18 @@ export function replayModeOf(ref: DeliveryRef): ReplayMode {
 
 /**
  * Why a replay was refused as too late (issue 14.11), from the preset's offer: how long it
- * keeps a delivery, and with it the event's body, open for replay (Dong Tien: 90 days).
+ * keeps a delivery, and with it the event's body, for replay (Dong Tien: 90 days from the
+ * event; the others from the end of the delivery's latest round).
  */
 function replayWindowDetail(ref: DeliveryRef): string {
-  const days = Math.round(recoveryOf(ref.preset).openSeconds / 86_400);
-  return days > 0
-    ? `Its preset keeps a delivery and its event's body ${days} days for replay; that window has closed (the event is from ${ref.createdAt}).`
-    : 'Its replay window has closed.';
+  const offer = recoveryOf(ref.preset);
+  const days = Math.round(offer.openSeconds / 86_400);
+  if (days <= 0) return 'Its replay window has closed.';
+  const from =
+    offer.openFrom === 'created'
+      ? `the event (${ref.createdAt})`
+      : `the end of its latest round${ref.closedAtMs !== undefined ? ` (${new Date(ref.closedAtMs).toISOString()})` : ''}`;
+  return `Its preset keeps a delivery and its event's body ${days} days for replay, counted from ${from}; that window has closed.`;
 }
 
 /** R-DT-REPLAY: opens a new round (up to the policy's attempts, same schedule) on a finished delivery. */
@@ -132,8 +152,8 @@ export async function replayDelivery(
         createdAt: ref.createdAt,
       },
     );
-  if (!ref.open || nowMs - ref.startMs > REPLAY_MAX_AGE_MS) expired();
-  const r = await store.replayDelivery(ref.id, mode);
+  if (!replayableAt(ref, nowMs)) expired();
+  const r = await store.replayDelivery(ref, mode);
   if (r.ok) return r.state;
   if (r.reason === 'in_progress')
     refuse(

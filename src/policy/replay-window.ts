@@ -1,5 +1,5 @@
-import { RECOVERY } from './presets.js';
-import type { DeliveryPolicy, PresetName } from './types.js';
+import { RECOVERY, recoveryOf } from './presets.js';
+import type { DeliveryPolicy, PresetName, RecoveryOffer } from './types.js';
 
 /**
  * How long a finished delivery stays open for dead-letter retry and replay (SPEC §3 "manual
@@ -11,15 +11,43 @@ export function replayWindowSeconds(preset: PresetName): number {
   return RECOVERY[preset].openSeconds;
 }
 
+/** When a finished delivery's preset stops letting it be reopened (times in ms). */
+export interface ReopenClock {
+  /** The delivery's creation (its input's `createdAt`). */
+  createdAtMs: number;
+  /** When its latest round ended (the run closed). */
+  roundEndedAtMs: number;
+}
+
 /**
- * How long a delivery whose round just ended stays open (its policy's preset's offer), from
- * `nowMs`; 0 or less closes it. Dong Tien's window runs from the event's creation, the
- * others' from the end of the latest round.
+ * Issue 16: the last moment (ms) a finished delivery may still be reopened by a dead-letter
+ * retry or a replay, by its preset's recovery offer (SPEC §3 "manual recovery", "log / body
+ * retention"): standard and Railhook 30 days from the round's end, Bird 3 days (its attempts'
+ * life), Dong Tien 90 days from the event's creation whatever was replayed since
+ * (R-DT-REPLAY: "events older than 90 days cannot be replayed"), Smengo never (no manual retry).
+ */
+export function reopenDeadlineMs(offer: Pick<RecoveryOffer, 'openSeconds' | 'openFrom'>, at: ReopenClock): number {
+  const from = offer.openFrom === 'created' ? at.createdAtMs : at.roundEndedAtMs;
+  return from + offer.openSeconds * 1000;
+}
+
+/**
+ * Issue 16: may a finished delivery be reopened now? A pure rule of (preset, creation, round
+ * end, now), the same for the reopen itself and for the lists that show what is replayable.
+ * A preset Herald does not know offers nothing.
+ */
+export function mayReopen(preset: string | undefined, at: ReopenClock, nowMs: number): boolean {
+  const offer = recoveryOf(preset);
+  return offer.openSeconds > 0 && nowMs <= reopenDeadlineMs(offer, at);
+}
+
+/**
+ * How long a run started before issue 16 stays open after its round ended (`nowMs`): the
+ * same deadline, held by the workflow itself; 0 or less closes it. Runs started since then
+ * close at once and are reopened as a new run (`mayReopen`).
  */
 export function openAfterRoundMs(policy: Pick<DeliveryPolicy, 'preset'>, createdAtMs: number, nowMs: number): number {
-  const offer = RECOVERY[policy.preset];
-  const openMs = offer.openSeconds * 1000;
-  return offer.openFrom === 'created' ? createdAtMs + openMs - nowMs : openMs;
+  return reopenDeadlineMs(RECOVERY[policy.preset], { createdAtMs, roundEndedAtMs: nowMs }) - nowMs;
 }
 
 /** R-RH-DLQ: a dead-letter retry grants this many more attempts. */

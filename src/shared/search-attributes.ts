@@ -19,6 +19,16 @@ export const SA_ENDPOINT_STATUS = defineSearchAttributeKey(
   SearchAttributeType.KEYWORD,
 );
 
+/**
+ * Issue 16: when the delivery was created (its input's `createdAt`), set at start on every
+ * run that closes at its round end. A dead-letter retry or replay is a new run with a new
+ * StartTime, so lists order and filter by this (newest first), never by StartTime. Runs
+ * started before issue 16 lack it (they never reopen as a new run): their StartTime is their
+ * creation. Its presence is also what says a closed run closed at its round end, not at
+ * the end of a recovery window (store/deliveries.ts `refOf`).
+ */
+export const SA_CREATED_AT = defineSearchAttributeKey('HeraldCreatedAt', SearchAttributeType.DATETIME);
+
 export const HERALD_SEARCH_ATTRIBUTES = [
   SA_TENANT,
   SA_ENDPOINT,
@@ -27,11 +37,16 @@ export const HERALD_SEARCH_ATTRIBUTES = [
   SA_STATUS,
   SA_PRESET,
   SA_ENDPOINT_STATUS,
+  SA_CREATED_AT,
 ];
 
-/** `name=Keyword` pairs as the Temporal CLI's `--search-attribute` flag takes them. */
+/** The type as the Temporal CLI names it (`Keyword`, `Datetime`). */
+export const cliTypeOf = (k: (typeof HERALD_SEARCH_ATTRIBUTES)[number]): string =>
+  k.type === SearchAttributeType.DATETIME ? 'Datetime' : 'Keyword';
+
+/** `name=Type` pairs as the Temporal CLI's `--search-attribute` flag takes them. */
 export function searchAttributeCliArgs(): string[] {
-  return HERALD_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=Keyword`]);
+  return HERALD_SEARCH_ATTRIBUTES.flatMap((k) => ['--search-attribute', `${k.name}=${cliTypeOf(k)}`]);
 }
 
 /** A new delivery's index entry: every list and filter of deliveries reads these. */
@@ -43,5 +58,6 @@ export function deliverySearchAttributes(d: DeliveryInput): SearchAttributePair[
     { key: SA_EVENT_ID, value: d.event.id },
     { key: SA_PRESET, value: d.policy.preset },
     { key: SA_STATUS, value: d.deadLetterOnArrival ? 'exhausted' : 'pending' },
+    ...(d.closesAtRoundEnd ? [{ key: SA_CREATED_AT, value: new Date(d.createdAt) }] : []),
   ];
 }

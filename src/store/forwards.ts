@@ -3,7 +3,7 @@ import { FORWARD_ID, startForward } from '../inbound/forwards.js';
 import type { SourceCache } from '../inbound/source-cache.js';
 import type { DeliveryInput, DeliveryState, DeliveryStatus } from '../shared/delivery-types.js';
 import { FORWARD_WORKFLOW } from '../shared/names.js';
-import { SA_ENDPOINT, SA_EVENT_TYPE, SA_STATUS, SA_TENANT } from '../shared/search-attributes.js';
+import { SA_ENDPOINT, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attributes.js';
 import type { Destination } from '../shared/source-types.js';
 import { deliveryState, newestDeliveries, refOf, statusIn, type DeliveryRef } from './deliveries.js';
 import { startInputOf } from './delivery-envelope.js';
@@ -41,7 +41,7 @@ function forwardsQuery(tenantId: string, f: ForwardFilter) {
     eq(SA_TENANT, tenantId),
     f.sourceId && eq(SA_EVENT_TYPE, f.sourceId),
     f.destinationId && eq(SA_ENDPOINT, f.destinationId),
-    f.statuses && (f.statuses.length === 1 ? eq(SA_STATUS, f.statuses[0]!) : statusIn(f.statuses)),
+    f.statuses && statusIn(f.statuses),
   );
 }
 

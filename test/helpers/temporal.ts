@@ -10,8 +10,7 @@ import { dataConverterFor } from '../../src/temporal/data-converter.js';
 
 /** One key per test process: every client and worker in it can read each other's payloads. */
 export const TEST_CODEC_KEY = generateCodecKey();
-import { HERALD_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes.js';
-import proto from '@temporalio/proto';
+import { heraldSearchAttributeTypes } from '../../src/temporal/search-attribute-registration.js';
 
 let runtimeInstalled = false;
 /** Keep the worker's logs to warnings so test output stays readable. */
@@ -69,9 +68,7 @@ export async function timeSkippingEnv() {
   // gets them on its command line.
   await env.connection.operatorService.addSearchAttributes({
     namespace: env.namespace ?? 'default',
-    searchAttributes: Object.fromEntries(
-      HERALD_SEARCH_ATTRIBUTES.map((k) => [k.name, proto.temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD]),
-    ),
+    searchAttributes: heraldSearchAttributeTypes(),
   });
   return env;
 }

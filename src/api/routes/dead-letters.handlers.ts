@@ -2,10 +2,16 @@ import { deadLettersNotOffered, retryDeadLetter, retryDeadLetters } from '../../
 import { presetsOffering, recoveryOf } from '../../policy/policy.js';
 import { boundedMap } from '../../shared/bounded-map.js';
 import { attemptCount, lastError } from '../../shared/delivery-view.js';
-import { SA_ENDPOINT, SA_STATUS } from '../../shared/search-attributes.js';
+import { SA_ENDPOINT } from '../../shared/search-attributes.js';
 import { temporalDeadLetterStore } from '../../store/dead-letters.js';
-import { deliveriesQuery, deliveryState, newestDeliveries, presetIn } from '../../store/deliveries.js';
-import { eq } from '../../store/visibility.js';
+import {
+  deliveriesQuery,
+  deliveryState,
+  newestDeliveries,
+  presetIn,
+  reopenable,
+} from '../../store/deliveries.js';
+import { eq, statusClause } from '../../store/visibility.js';
 import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
 import { orProblem, orProblemNow } from '../refusal-problem.js';
@@ -31,13 +37,14 @@ export function deadLettersRouter(deps: RouterDeps) {
     }
     const query = deliveriesQuery(
       tenantId,
-      eq(SA_STATUS, 'exhausted'),
+      statusClause('exhausted'),
       listedPresets(),
       endpointId && eq(SA_ENDPOINT, endpointId),
     );
     const refs = await newestDeliveries(client, query, limit);
+    const now = Date.now();
     const rows = await boundedMap(refs, 16, async (ref) => {
-      const s = await deliveryState(client, ref.id);
+      const s = await deliveryState(client, ref.id, ref);
       // Visibility lags: a delivery retried a moment ago is no longer a dead letter.
       if (!s || s.status !== 'exhausted') return undefined;
       return {
@@ -48,7 +55,8 @@ export function deadLettersRouter(deps: RouterDeps) {
         createdAt: ref.createdAt,
         attemptCount: attemptCount(s),
         lastError: lastError(s) ?? null,
-        retryable: ref.open && recoveryOf(ref.preset).deadLetterRetry,
+        // Issue 16: retryable while its preset's window is open (closed deliveries too).
+        retryable: recoveryOf(ref.preset).deadLetterRetry && reopenable(ref, now),
       };
     });
     return c.json({ data: rows.filter((r) => r !== undefined) }, 200);

@@ -1,6 +1,6 @@
 import { boundedMap } from '../../shared/bounded-map.js';
 import { presentState, rowOf } from '../../shared/delivery-view.js';
-import { SA_ENDPOINT, SA_EVENT_TYPE, SA_STATUS } from '../../shared/search-attributes.js';
+import { SA_ENDPOINT, SA_EVENT_TYPE } from '../../shared/search-attributes.js';
 import {
   deliveriesQuery,
   deliveryBody,
@@ -8,7 +8,7 @@ import {
   newestDeliveries,
   ownedDelivery,
 } from '../../store/deliveries.js';
-import { eq } from '../../store/visibility.js';
+import { eq, statusClause } from '../../store/visibility.js';
 import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
 import { fail } from '../problem.js';
@@ -31,7 +31,8 @@ export function deliveriesRouter(deps: RouterDeps) {
     const query = deliveriesQuery(
       c.get('tenantId'),
       q.endpointId && eq(SA_ENDPOINT, q.endpointId),
-      q.status && eq(SA_STATUS, q.status),
+      // Issue 16: the status as the index shows it, closed deliveries included.
+      q.status && statusClause(q.status),
       q.eventType && eq(SA_EVENT_TYPE, q.eventType),
     );
     const refs = await newestDeliveries(client, query, q.limit, { since, until });
@@ -42,7 +43,7 @@ export function deliveriesRouter(deps: RouterDeps) {
     const refs = await newestDeliveries(client, deliveriesQuery(c.get('tenantId')), RECENT);
     const rows = await boundedMap(refs, RECENT, async (ref) => {
       // Issue 14.11: each delivery's body from its own input, not from the event record.
-      const [s, b] = await Promise.all([deliveryState(client, ref.id), deliveryBody(client, ref.id)]);
+      const [s, b] = await Promise.all([deliveryState(client, ref.id, ref), deliveryBody(client, ref.id)]);
       return s ? presentState(ref, s, b) : undefined;
     });
     return c.json({ data: rows.filter((r) => r !== undefined) }, 200);
@@ -54,7 +55,8 @@ export function deliveriesRouter(deps: RouterDeps) {
     const { ref } = owned;
     // Issue 14.11: the body from the delivery's own input, which lives as long as the
     // delivery (Dong Tien: 90 days), not from the event record (deleted after 30).
-    const [s, body] = await Promise.all([deliveryState(client, ref.id), deliveryBody(client, ref.id)]);
+    // Issue 16: a closed delivery's state is its result, read without a worker.
+    const [s, body] = await Promise.all([deliveryState(client, ref.id, ref), deliveryBody(client, ref.id)]);
     if (!s) fail(404, 'delivery_not_found', 'No such delivery', 'Its log is past the retention period');
     return c.json(presentState(ref, s, body), 200);
   });

@@ -113,7 +113,7 @@ export function endpointAttemptsRouter(deps: RouterDeps) {
       ATTEMPTS_SCAN_LIMIT,
     );
     const perDelivery = await boundedMap(refs, READ_CONCURRENCY, async (ref) => {
-      const s = await deliveryState(client, ref.id);
+      const s = await deliveryState(client, ref.id, ref);
       return s ? rowsOf(ref, s.eventId, s.attempts) : [];
     });
     const all = perDelivery

@@ -3,9 +3,11 @@ import { retryDeadLetter, retryDeadLetters } from '../../../src/core/dead-letter
 import { Refusal } from '../../../src/core/refusal.js';
 import type { DeliveryState } from '../../../src/shared/delivery-types.js';
 import type { DeadLetterRetry, DeadLetterStore } from '../../../src/store/dead-letters.js';
-import type { DeliveryRef } from '../../../src/store/deliveries.js';
+import { reopenable, type DeliveryRef } from '../../../src/store/deliveries.js';
 
 const T = 'tn_dl';
+const NOW = Date.parse('2026-03-01T00:00:00.000Z');
+const DAY = 86_400_000;
 
 /** Deliveries as data: a dead letter's workflow takes 3 more attempts when retried. */
 class FakeDeadLetterStore implements DeadLetterStore {
@@ -16,7 +18,13 @@ class FakeDeadLetterStore implements DeadLetterStore {
   add(
     id: string,
     preset: string,
-    o: { tenantId?: string; open?: boolean; status?: DeliveryState['status'] } = {},
+    o: {
+      tenantId?: string;
+      open?: boolean;
+      status?: DeliveryState['status'];
+      /** Issue 16: closed at its round end this long before NOW (ms). */
+      closedAgoMs?: number;
+    } = {},
   ) {
     this.refs.set(id, {
       id,
@@ -28,7 +36,12 @@ class FakeDeadLetterStore implements DeadLetterStore {
       preset,
       createdAt: '2026-01-01T00:00:00.000Z',
       startMs: 0,
-      open: o.open ?? true,
+      runId: `run_${id}`,
+      // open: a run still reachable (running, or closed at its round end within its window);
+      // a run started before issue 16 that closed had its window.
+      ...(o.closedAgoMs !== undefined
+        ? { running: false, closesAtRoundEnd: true, closedAtMs: NOW - o.closedAgoMs }
+        : { running: o.open ?? true, closesAtRoundEnd: false, ...(o.open === false ? { closedAtMs: 0 } : {}) }),
     });
     this.states.set(id, {
       deliveryId: id,
@@ -45,7 +58,8 @@ class FakeDeadLetterStore implements DeadLetterStore {
     const r = this.refs.get(id);
     return r && r.tenantId === tenantId ? r : undefined;
   }
-  async retryDeadLetter(id: string): Promise<DeadLetterRetry> {
+  async retryDeadLetter(ref: DeliveryRef): Promise<DeadLetterRetry> {
+    const id = ref.id;
     const s = this.states.get(id)!;
     if (s.status !== 'exhausted') return { ok: false, reason: 'not_a_dead_letter' };
     this.retried.push(id);
@@ -53,10 +67,11 @@ class FakeDeadLetterStore implements DeadLetterStore {
     this.states.set(id, state);
     return { ok: true, state };
   }
-  async openDeadLetters(tenantId: string, presets: readonly string[], cap: number) {
+  async retryableDeadLetters(tenantId: string, presets: readonly string[], cap: number, nowMs: number) {
     return [...this.refs.values()]
       .filter(
-        (r) => r.tenantId === tenantId && r.open && r.status === 'exhausted' && presets.includes(r.preset!),
+        (r) =>
+          r.tenantId === tenantId && reopenable(r, nowMs) && r.status === 'exhausted' && presets.includes(r.preset!),
       )
       .map((r) => r.id)
       .slice(0, cap);
@@ -132,5 +147,19 @@ describe('core/dead-letters with a fake store', () => {
         { id: 'dlv_nope', code: 'delivery_not_found' },
       ],
     });
+  });
+
+  it('16 R-RH-DLQ: a dead letter closed at its round end is retried within 30 days of that end, refused after', async () => {
+    const store = new FakeDeadLetterStore();
+    store.add('dlv_29d', 'railhook', { closedAgoMs: 29 * DAY });
+    store.add('dlv_31d', 'railhook', { closedAgoMs: 31 * DAY });
+    expect(await retryDeadLetter(store, T, 'dlv_29d', NOW)).toMatchObject({ status: 'pending', attemptBudget: 11 });
+    expect(await refusalOf(retryDeadLetter(store, T, 'dlv_31d', NOW))).toMatchObject({ code: 'not_retryable' });
+    expect(store.retried).toEqual(['dlv_29d']);
+    // Bulk {all: true} takes only the ones still in their window.
+    const bulk = new FakeDeadLetterStore();
+    bulk.add('dlv_in', 'standard', { closedAgoMs: 29 * DAY });
+    bulk.add('dlv_out', 'standard', { closedAgoMs: 31 * DAY });
+    expect(await retryDeadLetters(bulk, T, { all: true }, NOW)).toEqual({ retried: ['dlv_in'], failed: [] });
   });
 });

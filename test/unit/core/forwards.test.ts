@@ -53,7 +53,9 @@ class FakeForwardStore implements ForwardStore {
       preset: 'railhook',
       createdAt: '2026-01-01T00:00:00.000Z',
       startMs: 0,
-      open: false,
+      runId: `run_${id}`,
+      running: false,
+      closesAtRoundEnd: false,
     });
     this.states.set(id, {
       deliveryId: id,

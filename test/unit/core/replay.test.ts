@@ -16,7 +16,9 @@ const ref = (id: string, preset: string, o: Partial<DeliveryRef> = {}): Delivery
   preset,
   createdAt: new Date(1000).toISOString(),
   startMs: 1000,
-  open: true,
+  runId: `run_${id}`,
+  running: true,
+  closesAtRoundEnd: false,
   ...o,
 });
 const state = (
@@ -44,13 +46,14 @@ class FakeReplayStore implements ReplayStore {
   async openDeliveries(_t: string, statuses: readonly string[], presets: readonly string[]) {
     return this.refs.filter((r) => statuses.includes(r.status) && presets.includes(r.preset!));
   }
-  async deliveryState(id: string) {
-    return this.states.get(id);
+  async deliveryState(r: DeliveryRef) {
+    return this.states.get(r.id);
   }
   async endpoint(_t: string, id: string) {
     return this.endpoints.get(id);
   }
-  async replayDelivery(id: string, mode: 'round' | 'single'): Promise<DeliveryReplay> {
+  async replayDelivery(r: DeliveryRef, mode: 'round' | 'single'): Promise<DeliveryReplay> {
+    const id = r.id;
     const s = this.states.get(id)!;
     if (s.status === 'pending' || s.status === 'processing') return { ok: false, reason: 'in_progress' };
     this.replays.push({ id, mode });
@@ -97,7 +100,7 @@ describe('core/replay with a fake store', () => {
     );
     // Never attempted yet: no candidate.
     store.states.set('dlv_new', state('dlv_new', 'pending', { nextAttemptAt: new Date(5000).toISOString() }));
-    const g = await groupFailures(store, T);
+    const g = await groupFailures(store, T, undefined, 2000);
     expect([g.ready.map((x) => x.ref.id), g.waiting.map((x) => x.ref.id), g.blocked]).toEqual([
       ['dlv_done'],
       ['dlv_retry'],
@@ -105,7 +108,7 @@ describe('core/replay with a fake store', () => {
     ]);
 
     store.endpoints.set('ep_1', endpoint('paused'));
-    const paused = await groupFailures(store, T);
+    const paused = await groupFailures(store, T, undefined, 2000);
     expect(paused.blocked.map((x) => [x.ref.id, x.reason])).toEqual([
       ['dlv_done', 'endpoint_paused'],
       ['dlv_retry', 'endpoint_paused'],
@@ -117,7 +120,7 @@ describe('core/replay with a fake store', () => {
     store.endpoints.set('ep_1', endpoint('active'));
     store.refs = [ref('dlv_bird', 'bird')];
     store.states.set('dlv_bird', state('dlv_bird', 'exhausted'));
-    expect((await groupFailures(store, T)).ready).toEqual([]);
+    expect((await groupFailures(store, T, undefined, 2000)).ready).toEqual([]);
     const err = await replayDelivery(store, store.refs[0]!, 2000).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'delivery_replay_not_offered' });
     expect(store.replays).toEqual([]);
@@ -150,4 +153,40 @@ describe('core/replay with a fake store', () => {
     expect((err as { detail: string }).detail).toContain('90 days');
     expect(store.replays).toEqual([]);
   });
+
+  it('16 R-DT-REPLAY: a Dong Tien delivery closed at its round end replays until 90 days after its event, whenever its round ended', async () => {
+    const DAY = 86_400_000;
+    const store = new FakeReplayStore();
+    store.states.set('dlv_c', state('dlv_c', 'succeeded'));
+    // Created at 1000, round ended (the run closed) on day 80.
+    const closed = ref('dlv_c', 'dongtien', { status: 'succeeded', running: false, closesAtRoundEnd: true, closedAtMs: 1000 + 80 * DAY });
+    expect(await replayDelivery(store, closed, 1000 + 89 * DAY)).toMatchObject({ round: 2 });
+    const err = await replayDelivery(store, closed, 1000 + 90 * DAY + 1).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'gone', code: 'replay_window_expired' });
+    expect((err as { detail: string }).detail).toMatch(/90 days for replay, counted from the event/);
+    expect(store.replays).toEqual([{ id: 'dlv_c', mode: 'round' }]);
+  });
+
+  it('16 R-LOG: a standard delivery closed at its round end replays for 30 days from that end; the preview leaves out expired ones', async () => {
+    const DAY = 86_400_000;
+    const store = new FakeReplayStore();
+    store.endpoints.set('ep_1', endpoint('active'));
+    const now = 1000 + 60 * DAY;
+    store.refs = [
+      ref('dlv_in', 'standard', { running: false, closesAtRoundEnd: true, closedAtMs: now - 29 * DAY }),
+      ref('dlv_out', 'standard', { running: false, closesAtRoundEnd: true, closedAtMs: now - 31 * DAY }),
+      // Started before issue 16 and closed: its window is what closed it.
+      ref('dlv_old', 'standard', { running: false, closesAtRoundEnd: false, closedAtMs: now - DAY }),
+    ];
+    for (const r of store.refs) store.states.set(r.id, state(r.id, 'exhausted'));
+    const g = await groupFailures(store, T, undefined, now);
+    expect(g.ready.map((x) => x.ref.id)).toEqual(['dlv_in']);
+    const err = await replayDelivery(store, store.refs[1]!, now).catch((e: unknown) => e);
+    expect(err).toMatchObject({ kind: 'gone', code: 'replay_window_expired' });
+    expect((err as { detail: string }).detail).toMatch(/30 days for replay, counted from the end of its latest round/);
+    expect(await replayDelivery(store, store.refs[2]!, now).catch((e: unknown) => e)).toMatchObject({
+      code: 'replay_window_expired',
+    });
+  });
 });
+

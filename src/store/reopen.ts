@@ -1,0 +1,78 @@
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { reopen, type Reopen, type RoundState } from '../policy/next-step.js';
+import type { DeliveryInput, DeliveryState } from '../shared/delivery-types.js';
+import { deliveryPriority } from '../shared/fairness.js';
+import { DELIVERY_WORKFLOW } from '../shared/names.js';
+import { deliverySearchAttributes } from '../shared/search-attributes.js';
+import type { DeliveryRef } from './deliveries.js';
+import { closedState, startInputOf } from './delivery-envelope.js';
+import { unlessNotFound } from './not-found.js';
+
+/**
+ * What a reopen came to: the delivery as it now stands (pending, its next round or budget),
+ * `refused` when its state does not allow the command or someone reopened it first, `gone`
+ * when Temporal no longer keeps the run (past retention).
+ */
+export type ReopenOutcome = { ok: true; state: DeliveryState } | { ok: false; reason: 'refused' | 'gone' };
+
+/**
+ * Issue 16: a dead-letter retry or a replay of a closed delivery is a new run of the same
+ * workflow id, seeded with the previous run's final state (its result), with the first run's
+ * input otherwise: the same deliveryId and event envelope, so the attempt log, rounds,
+ * Idempotency-Key and webhook-id continue. Only these starts reuse a closed id
+ * (ALLOW_DUPLICATE); publish keeps rejecting duplicates (R-IDEMP).
+ *
+ * `allowed` is the check an update's validator makes on an open run (exhausted for a
+ * retry; not pending or in flight for a replay). Two reopens of one delivery at once start
+ * one run: the other finds it running (`WorkflowExecutionAlreadyStartedError`) or a newer
+ * run than the one it read, and is refused as the validator refuses a second update.
+ *
+ * The reply is `reopen()` applied to the previous state, exactly what the new run's first
+ * step computes, so it shows the reopened delivery without waiting for a worker.
+ */
+export async function reopenClosedDelivery(
+  client: Client,
+  ref: Pick<DeliveryRef, 'id' | 'runId'>,
+  command: Reopen,
+  allowed: (previous: DeliveryState) => boolean,
+): Promise<ReopenOutcome> {
+  const [input, previous] = await Promise.all([
+    startInputOf<DeliveryInput>(client, ref.id, ref.runId),
+    closedState(client, ref.id, ref.runId),
+  ]);
+  if (!input || !previous) return { ok: false, reason: 'gone' };
+  if (!allowed(previous)) return { ok: false, reason: 'refused' };
+  // The run read must still be the delivery's latest: a reopen that started (and even
+  // finished) in between has its own state, which this one would overwrite.
+  const now = await unlessNotFound(client.workflow.getHandle(ref.id).describe());
+  if (!now) return { ok: false, reason: 'gone' };
+  if (now.runId !== ref.runId) return { ok: false, reason: 'refused' };
+  const next: DeliveryInput = {
+    ...input,
+    carried: undefined,
+    deadLetterOnArrival: undefined,
+    closesAtRoundEnd: true,
+    reopened: { previous, command },
+  };
+  try {
+    await client.workflow.start(DELIVERY_WORKFLOW, {
+      workflowId: ref.id,
+      taskQueue: now.taskQueue,
+      args: [next],
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      typedSearchAttributes: deliverySearchAttributes(next),
+      priority: deliveryPriority(next.endpointId),
+    });
+  } catch (err) {
+    if (err instanceof WorkflowExecutionAlreadyStartedError) return { ok: false, reason: 'refused' };
+    throw err;
+  }
+  const seeded: RoundState = {
+    delivery: previous,
+    lifetimeStart: Date.now(),
+    scheduleBase: 0,
+    singleReplay: false,
+    workerErrors: 0,
+  };
+  return { ok: true, state: reopen(input.policy, seeded, command, Date.now()).delivery };
+}
