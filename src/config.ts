@@ -116,6 +116,11 @@ export const configSchema = z.object({
   HERALD_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(300),
   HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
+  // Issue 16: first attempts sent inside the delivery's first workflow task at once. Each
+  // holds a workflow-task slot while its receiver answers, so by default half of those slots
+  // (one endpoint at most HERALD_ENDPOINT_MAX_SHARE of these); the rest go out as the send
+  // activity. 0 sends every first attempt as the activity.
+  HERALD_WORKER_MAX_INLINE_ATTEMPTS: z.coerce.number().int().min(0).optional(),
   // Issue 17: the share of those send slots one endpoint may hold; the rest of its sends wait
   // as `concurrency_limited` deferrals (no attempt spent), woken when one of its sends ends.
   // 0.25 of 200 is 50: a receiver answering in 10 s still gets 5/s per worker. 1 turns it off.

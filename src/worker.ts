@@ -21,7 +21,7 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { configureObservability, openObservabilityListener } from './observability/process.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
-import { SendShare, shareLimit } from './policy/flow-share.js';
+import { SendShare, inlineSlotsFor, shareLimit } from './policy/flow-share.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
 /**
@@ -77,6 +77,11 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
   });
   // R-RH-TRANSFORM: evaluator processes start on first use and end with the worker.
   const transforms = new TransformSandbox(sandboxOptionsFrom(config), opts.metrics);
+  const inlineSlots = inlineSlotsFor(
+    config.HERALD_ENDPOINT_MAX_SHARE,
+    config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    config.HERALD_WORKER_MAX_INLINE_ATTEMPTS,
+  );
   const activities = createActivities({
     ...httpDeps,
     client: opts.client,
@@ -86,6 +91,8 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     sendShare: new SendShare(
       shareLimit(config.HERALD_ENDPOINT_MAX_SHARE, config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES),
     ),
+    // Issue 16: inline first attempts hold workflow-task slots: a slow endpoint cannot take them all.
+    inlineSlots,
     ...opts.deps,
   });
   const worker = await Worker.create({
@@ -99,6 +106,9 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Sends wait on receivers, not on this CPU: many can be in flight at once.
     maxConcurrentActivityTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES,
+    // Issue 16: one local activity per inline first attempt; refused ones end at once, so a
+    // slot per workflow-task slot means no inline attempt waits for one while holding its task.
+    maxConcurrentLocalActivityExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Issue 20: with the metrics listener off nobody reads the workflows' metrics, so they are
     // not recorded either (the A/B of BENCHMARKS.md). A prebuilt bundle decides for itself.
     ...(opts.workflowBundle || !config.HERALD_METRICS_PORT

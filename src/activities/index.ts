@@ -10,7 +10,7 @@ import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-
 import type { Notifier } from '../notify/notifier.js';
 import { verificationGate } from '../shared/verification.js';
 import { wakeSignal } from '../shared/messages.js';
-import { SHARE_DEFERRAL_CODE, SHARE_RECHECK_MS, type SendShare } from '../policy/flow-share.js';
+import { SHARE_DEFERRAL_CODE, SHARE_RECHECK_MS, type InlineSlots, type SendShare } from '../policy/flow-share.js';
 
 /**
  * Decides, before anything is sent, whether this attempt must wait instead (for example
@@ -30,6 +30,8 @@ export interface ActivityDeps extends HttpSenderDeps {
   endpointAfterReadSpacingMs?: number;
   /** Issue 17: the default share of this worker's send slots one endpoint may hold. */
   sendShare?: SendShare;
+  /** Issue 16: how many inline first attempts may run at once here (they hold workflow-task slots). */
+  inlineSlots?: InlineSlots;
 }
 
 /** Activities are built from their dependencies so tests can hand in a clock, resolver or gate. */
@@ -54,6 +56,20 @@ export function createActivities(deps: ActivityDeps) {
   };
 
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
+    if (!req.inline) return sendOnce(req);
+    // Issue 16: an inline first attempt holds a workflow-task slot while it runs; past this
+    // worker's inline slots (or its endpoint's part of them) it goes out as the activity.
+    const inline = deps.inlineSlots;
+    if (inline && !inline.tryEnter(req.endpointId))
+      return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineDeclined: true };
+    try {
+      return await sendOnce(req);
+    } finally {
+      inline?.leave(req.endpointId);
+    }
+  }
+
+  async function sendOnce(req: AttemptRequest): Promise<SendResult> {
     // Inbound forwards are left out: they run as forward workflows, which a reactivation
     // does not wake (wakeTenantDeliveries), so a deferral would hold them for the full hour.
     const deferral = (await deps.gate?.(req)) ?? (req.target?.forward ? undefined : await tenantGate?.(req));

@@ -3,6 +3,7 @@ import type { DeliveryInput } from '../shared/delivery-types.js';
 import { DELIVERY_WORKFLOW } from '../shared/names.js';
 import { deliveryPriority } from '../shared/fairness.js';
 import { deliverySearchAttributes } from '../shared/search-attributes.js';
+import { deliveryTaskTimeoutSeconds } from '../policy/inline-attempt.js';
 
 export interface StartDeliveryResult {
   deliveryId: string;
@@ -20,10 +21,14 @@ export async function startDelivery(
     await client.workflow.start(DELIVERY_WORKFLOW, {
       workflowId: input.deliveryId,
       taskQueue,
-      args: [input],
+      // Issue 16: every new delivery closes when its round ends.
+      args: [{ ...input, closesAtRoundEnd: true }],
       // Even a finished delivery keeps its id for the retention period: republishing
-      // the same event must not deliver it again.
+      // the same event must not deliver it again. Only a dead-letter retry or a replay
+      // starts a closed id again (store/, issue 16).
       workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      // Issue 16: the first attempt runs inside the first workflow task; its timeout covers it.
+      workflowTaskTimeout: `${deliveryTaskTimeoutSeconds(input.policy)}s`,
       typedSearchAttributes: deliverySearchAttributes(input),
       priority: deliveryPriority(input.endpointId),
       // With a worker on the same connection, the server hands the first workflow task

@@ -4,7 +4,7 @@
 // adds no command, so a delivery's history is the same with it as without (test/observability).
 // Bundled with the workflows (WORKFLOW_INTERCEPTOR_MODULES in src/worker.ts).
 import { proxySinks, workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
-import type { AttemptRequest, DeliveryInput, DeliveryStatus, SendResult } from '../shared/delivery-types.js';
+import type { AttemptRequest, DeliveryInput, DeliveryState, DeliveryStatus, SendResult } from '../shared/delivery-types.js';
 import { SA_ENDPOINT_STATUS, SA_PRESET, SA_STATUS } from '../shared/search-attributes.js';
 import { classifyAttempt, failedAttemptClass, type ClassifiedAttempt } from './attempt-outcome.js';
 import type { DeliveryRef, HeraldMetricsSinks } from './metrics-sinks.js';
@@ -40,7 +40,14 @@ export const interceptors = (): WorkflowInterceptors => {
 
 function deliveryInterceptors(kind: DeliveryRef['kind']): WorkflowInterceptors {
   let ref: DeliveryRef | undefined;
-  const status = () => readAttribute(SA_STATUS) as DeliveryStatus | undefined;
+  /**
+   * Issue 16: a run that closes at its round's end writes HeraldStatus only for dead letters,
+   * dead and failed, so its status is read from what it does: a send is `processing`, a timer
+   * after it is `pending` again (a retry waits), and its result is the final status.
+   */
+  let closes = false;
+  let observed: DeliveryStatus | undefined;
+  const status = () => (closes ? observed : (readAttribute(SA_STATUS) as DeliveryStatus | undefined));
   // Read once the workflow runs: the info is not complete while interceptors are made.
   let lastStatus: DeliveryStatus | undefined;
   /** A failed attempt whose class the delivery's next status decides. */
@@ -59,42 +66,61 @@ function deliveryInterceptors(kind: DeliveryRef['kind']): WorkflowInterceptors {
     lastStatus = now;
   };
 
+  async function watchSend(input: { activityType: string; args: unknown[] }, next: () => Promise<unknown>) {
+    if (input.activityType !== 'sendAttempt' || !ref) return next();
+    const req = input.args[0] as AttemptRequest;
+    if (closes) observed = 'processing';
+    let result: SendResult;
+    try {
+      result = (await next()) as SendResult;
+    } catch (err) {
+      heraldMetrics.attempt({ ...ref, preset: req.preset }, 'worker_error', undefined, undefined);
+      throw err;
+    }
+    const known = ref;
+    watching(() => {
+      // No inline slot was free: not an attempt, the activity sends it.
+      if (result.inlineDeclined) return;
+      const c = classifyAttempt(result);
+      if (c.outcome === 'failed') failed = c;
+      else heraldMetrics.attempt(known, c.outcome, c.reason, c.latencySeconds);
+    });
+    return result;
+  }
+
   return {
     inbound: [
       {
         async execute(input, next) {
           const d = input.args[0] as DeliveryInput;
           ref = { kind, preset: d.policy.preset, tenant: d.tenantId, endpoint: d.endpointId };
+          closes = d.closesAtRoundEnd === true;
+          observed = readAttribute(SA_STATUS) as DeliveryStatus | undefined;
           lastStatus = status();
-          // A run continued as new (issue 14.1) is the same delivery: started once.
-          if (!d.carried) {
+          // A run continued as new (issue 14.1) is the same delivery: started once; so is a
+          // closed delivery started again by a dead-letter retry or replay (issue 16).
+          if (!d.carried && !d.reopened) {
             heraldMetrics.deliveryStarted(ref);
             // Dead-lettered on arrival (hold_overflow): indexed final from the start.
             if (lastStatus && FINAL.includes(lastStatus)) heraldMetrics.deliveryEnded(ref, lastStatus);
           }
-          return next(input);
+          const result = (await next(input)) as DeliveryState;
+          watching(() => {
+            if (closes) observed = result.status;
+          });
+          return result;
         },
       },
     ],
     outbound: [
       {
-        async scheduleActivity(input, next) {
-          if (input.activityType !== 'sendAttempt' || !ref) return next(input);
-          const req = input.args[0] as AttemptRequest;
-          let result: SendResult;
-          try {
-            result = (await next(input)) as SendResult;
-          } catch (err) {
-            heraldMetrics.attempt({ ...ref, preset: req.preset }, 'worker_error', undefined, undefined);
-            throw err;
-          }
-          const known = ref;
-          watching(() => {
-            const c = classifyAttempt(result);
-            if (c.outcome === 'failed') failed = c;
-            else heraldMetrics.attempt(known, c.outcome, c.reason, c.latencySeconds);
-          });
-          return result;
+        scheduleActivity: (input, next) => watchSend(input, () => next(input)),
+        // Issue 16: the first attempt, sent inside the first workflow task.
+        scheduleLocalActivity: (input, next) => watchSend(input, () => next(input)),
+        async startTimer(input, next) {
+          // A wait after a send: the delivery is pending again (a run that closes at its end).
+          if (closes && observed === 'processing') observed = 'pending';
+          return next(input);
         },
       },
     ],

@@ -69,3 +69,48 @@ export class SendShare {
     return this.inFlight.get(endpointId) ?? 0;
   }
 }
+
+/**
+ * Issue 16: the first attempt runs inside the delivery's first workflow task (a local
+ * activity), and that task holds one of the worker's workflow-task slots until the attempt
+ * ends. A slow receiver would otherwise fill those slots and hold back every other
+ * workflow's tasks, first attempts of other endpoints included. So only `total` inline
+ * attempts run at once on this worker, at most `perEndpoint` of one endpoint; a first attempt
+ * refused here goes out as the regular send activity instead (its slots, its share), and
+ * spends nothing.
+ */
+export class InlineSlots {
+  private readonly inFlight = new Map<string, number>();
+  private all = 0;
+
+  constructor(
+    readonly total: number,
+    readonly perEndpoint: number,
+  ) {}
+
+  tryEnter(endpointId: string): boolean {
+    const n = this.inFlight.get(endpointId) ?? 0;
+    if (this.all >= this.total || n >= this.perEndpoint) return false;
+    this.inFlight.set(endpointId, n + 1);
+    this.all++;
+    return true;
+  }
+
+  leave(endpointId: string): void {
+    const n = (this.inFlight.get(endpointId) ?? 0) - 1;
+    if (n > 0) this.inFlight.set(endpointId, n);
+    else this.inFlight.delete(endpointId);
+    this.all = Math.max(0, this.all - 1);
+  }
+
+  /** For tests and metrics: inline attempts of `endpointId` running here. */
+  held(endpointId: string): number {
+    return this.inFlight.get(endpointId) ?? 0;
+  }
+}
+
+/** Inline attempts at once on a worker: half its workflow-task slots, the rest stay free for other tasks. */
+export function inlineSlotsFor(share: number, workflowTaskSlots: number, total?: number): InlineSlots {
+  const all = total ?? Math.max(1, Math.floor(workflowTaskSlots / 2));
+  return new InlineSlots(all, all === 0 ? 0 : shareLimit(share, all));
+}

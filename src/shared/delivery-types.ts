@@ -182,6 +182,11 @@ export interface SendResult {
   responseBodyEncoding?: 'base64';
   /** Issue 14.16: the body as sent, when a transformation changed it (see AttemptRecord). */
   sent?: SentRequest;
+  /**
+   * Issue 16: an inline first attempt this worker had no inline slot for (policy/flow-share.ts
+   * InlineSlots): nothing was done, not an attempt; the workflow sends it as the activity.
+   */
+  inlineDeclined?: true;
 }
 
 /**
@@ -221,6 +226,8 @@ export interface AttemptRequest {
    * 14-day hold) are workflow times, so decisions use the later of this and the wall clock.
    */
   scheduledAt: number;
+  /** Issue 16: the first attempt, run inside the first workflow task (a local activity). */
+  inline?: true;
 }
 
 /** One HTTP request, once Herald knows where to send and with which secrets. */

@@ -8,6 +8,7 @@ import {
   getExternalWorkflowHandle,
   patched,
   proxyActivities,
+  proxyLocalActivities,
   setHandler,
   sleep,
   upsertSearchAttributes,
@@ -17,6 +18,7 @@ import type { Activities } from '../activities/index.js';
 import { LIFETIME_END_PATCH, lifetimeEndCounts } from '../health/lifetime-end.js';
 import { shouldReport } from '../health/reporting.js';
 import { readSendResult, type AttemptResult } from '../policy/attempt-result.js';
+import { FIRST_TASK_REPEATED_AT_HISTORY_LENGTH, inlineAttemptSeconds, inlineFits } from '../policy/inline-attempt.js';
 import {
   closeRound,
   deadOnArrival,
@@ -48,6 +50,9 @@ import { reportHealthSignal } from '../shared/endpoint-messages.js';
 import { SA_STATUS } from '../shared/search-attributes.js';
 
 type Command = Reopen;
+
+/** Issue 16: the statuses a run that closes at its round's end writes to HeraldStatus. */
+const INDEXED_ENDINGS: readonly DeliveryStatus[] = ['exhausted', 'dead', 'failed'];
 
 export {
   DEFERRAL_BACKOFF_AFTER_MS,
@@ -82,6 +87,15 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     // back, or the receiver could see more requests than the attempt log shows.
     retry: { maximumAttempts: 1 },
   });
+  // Issue 16: the first attempt of a run that closes at its round's end goes out inside the
+  // run's first workflow task, the same send as a local activity: a delivery whose first
+  // attempt succeeds is started and completed by one workflow task. Only when it ends before
+  // the SDK would heartbeat the task (policy/inline-attempt.ts); retries keep the activity.
+  const inlineFirst = input.closesAtRoundEnd === true && !input.carried && inlineFits(policy, workflowInfo().taskTimeoutMs);
+  const { sendAttempt: sendInline } = proxyLocalActivities<Activities>({
+    startToCloseTimeout: `${inlineAttemptSeconds(policy)}s`,
+    retry: { maximumAttempts: 1 },
+  });
   const ctx: RoundContext = {
     policy,
     deliveryId: input.deliveryId,
@@ -106,7 +120,16 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         workerErrors: carried.workerErrors ?? 0,
         deferStreak: carried.deferStreak,
       }
-    : firstRound(policy, { deliveryId: input.deliveryId, eventId: input.event.id, endpointId: input.endpointId }, Date.parse(input.createdAt));
+    : input.reopened
+      ? // Issue 16: a dead-letter retry or replay of a closed delivery, a new run of its id
+        // seeded with the last run's final state: same attempt log, next round or budget.
+        reopen(
+          policy,
+          { delivery: input.reopened.previous, lifetimeStart: Date.now(), scheduleBase: 0, singleReplay: false, workerErrors: 0 },
+          input.reopened.command,
+          Date.now(),
+        )
+      : firstRound(policy, { deliveryId: input.deliveryId, eventId: input.event.id, endpointId: input.endpointId }, Date.parse(input.createdAt));
   // What signals set between steps: the waits read them.
   let wake = carried?.wake ?? false;
   let drainTurn = carried?.drainTurn ?? false;
@@ -124,6 +147,11 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
    */
   const publishStatus = () => {
     if (indexed === round.delivery.status) return;
+    // Issue 16: a run that closes at its round's end writes only what a list filters on (the
+    // dead letters, dead and failed); `processing` and `succeeded` are read from the run itself
+    // (running, completed), so a successful delivery costs no upsert.
+    if (input.closesAtRoundEnd && !INDEXED_ENDINGS.includes(round.delivery.status) && !INDEXED_ENDINGS.includes(indexed))
+      return;
     indexed = round.delivery.status;
     upsertSearchAttributes([{ key: SA_STATUS, value: indexed }]);
   };
@@ -178,6 +206,14 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     }
   };
 
+  /**
+   * R-CRASH: this run's first workflow task is a repeat (it timed out or failed: the worker
+   * that ran it died or hung during the inline attempt, which may have been sent). Read in
+   * the first activation, where the workflow starts.
+   */
+  const repeatedFirstTask = inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
+  /** Still the run's first send, before anything was awaited: it may go out inline. */
+  let firstSend = inlineFirst;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
   const send = async (step: Extract<NextStep, { kind: 'send' }>): Promise<AttemptResult> => {
     const turn = drainTurn;
@@ -186,8 +222,16 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     freshRead = false;
     sending = true;
     wokenWhileSending = false;
+    const inline = firstSend;
+    firstSend = false;
+    if (inline && repeatedFirstTask) {
+      // The lost inline attempt is logged as a lost lease, spending none (from the run's
+      // start, when it went out, to now); it is repeated as the activity, with its lease.
+      sending = false;
+      return { kind: 'worker_error', lease: true };
+    }
     try {
-      const result = await sendAttempt({
+      const req = {
         deliveryId: input.deliveryId,
         tenantId: input.tenantId,
         endpointId: input.endpointId,
@@ -201,7 +245,10 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         drainTurn: turn || undefined,
         freshRead: fresh || undefined,
         scheduledAt: Date.now(),
-      });
+      };
+      let result = inline ? await sendInline({ ...req, inline: true }) : undefined;
+      // No inline slot free on that worker: the same attempt as the activity, nothing spent.
+      if (result === undefined || result.inlineDeclined) result = await sendAttempt(req);
       return readSendResult(result);
     } catch (err) {
       // The worker died or hung (its lease ran out), or the activity threw.
@@ -222,6 +269,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     await condition(allHandlersFinished);
     await continueAsNew<typeof deliveryWorkflow>({
       ...input,
+      reopened: undefined,
       carried: {
         state: round.delivery,
         lifetimeStart: round.lifetimeStart,
@@ -243,7 +291,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     const info = workflowInfo();
     return {
       kind: 'ready',
-      now: Date.now(),
+      // The lost inline attempt started with the run (its row's startedAt).
+      now: firstSend && repeatedFirstTask ? info.startTime.getTime() : Date.now(),
       history: { events: info.historyLength, suggested: info.continueAsNewSuggested },
       rollOverRefused,
     };
@@ -306,6 +355,14 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   for (let first = true; ; first = false) {
     if (!(first && arrivedDead)) await runRound();
     round = closeRound(round);
+    // Issue 16: the run closes with its round; a dead-letter retry or replay starts a new
+    // run of the same id from this result (`reopened`). A command taken in this very
+    // activation (an update accepted as the round ended) still runs here.
+    if (input.closesAtRoundEnd) {
+      if (command === undefined) return round.delivery;
+      command = undefined;
+      continue;
+    }
     // Stay reachable for dead-letter retry and replay until the window closes.
     const hold = openAfterRoundMs(policy, createdAtMs, Date.now());
     if (hold <= 0 || !(await condition(() => command !== undefined, hold))) return round.delivery;

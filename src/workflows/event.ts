@@ -3,6 +3,7 @@ import { startChild } from '@temporalio/workflow';
 import { deliveryPriority } from '../shared/fairness.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
 import { deliverySearchAttributes } from '../shared/search-attributes.js';
+import { deliveryTaskTimeoutSeconds } from '../policy/inline-attempt.js';
 import { deliveryWorkflow } from './delivery.js';
 
 /**
@@ -20,7 +21,8 @@ export async function eventWorkflow(input: EventInput): Promise<EventRecord> {
 async function fanOut(input: EventInput): Promise<void> {
   await Promise.all(
     input.deliveries.map(async (partial) => {
-      const d = { ...partial, event: partial.event ?? input.event };
+      // Issue 16: every new delivery closes when its round ends.
+      const d = { ...partial, event: partial.event ?? input.event, closesAtRoundEnd: true as const };
       try {
         await startChild(deliveryWorkflow, {
           workflowId: d.deliveryId,
@@ -30,6 +32,8 @@ async function fanOut(input: EventInput): Promise<void> {
           workflowIdReusePolicy: 'REJECT_DUPLICATE',
           typedSearchAttributes: deliverySearchAttributes(d),
           priority: deliveryPriority(d.endpointId),
+          // Issue 16: the first attempt runs inside the first workflow task; its timeout covers it.
+          workflowTaskTimeout: `${deliveryTaskTimeoutSeconds(d.policy)}s`,
         });
       } catch (err) {
         if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;

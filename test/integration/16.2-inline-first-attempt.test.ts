@@ -1,0 +1,143 @@
+import { temporal } from '@temporalio/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDelivery } from '../../src/deliveries/start-delivery.js';
+import { resolvePolicy } from '../../src/policy/policy.js';
+import type { DeliveryInput, DeliveryState } from '../../src/shared/delivery-types.js';
+import { generateSecret } from '../../src/signing/standard-webhooks.js';
+import { startDevWorker } from '../helpers/dev-worker.js';
+import { Receiver } from '../helpers/receiver.js';
+import { devServerClients } from '../helpers/temporal.js';
+import { WorkerProcess } from '../helpers/worker-process.js';
+
+const { EventType } = temporal.api.enums.v1;
+type Client = Awaited<ReturnType<typeof devServerClients>>['client'];
+
+/** The history of one run, as event type names (EVENT_TYPE_ stripped). */
+async function historyOf(client: Client, id: string): Promise<string[]> {
+  const h = await client.workflow.getHandle(id).fetchHistory();
+  return (h.events ?? []).map((e) => EventType[e.eventType ?? 0]!.replace(/^EVENT_TYPE_/, ''));
+}
+
+function input(base: string, path: string, deliveryId: string, timeoutSeconds = 5): DeliveryInput {
+  const now = new Date().toISOString();
+  return {
+    deliveryId,
+    tenantId: 't_inline',
+    endpointId: `target:${path}`,
+    event: { id: `msg_${deliveryId}`, type: 'inline.test', occurredAt: now, body: '{"inline":true}' },
+    target: { url: `${base}${path}`, secrets: [generateSecret()] },
+    policy: resolvePolicy('standard', { timeoutSeconds }),
+    createdAt: now,
+  };
+}
+
+// Issue 16 item 2: a delivery's first attempt goes out inside its first workflow task (a local
+// activity), so one whose first attempt succeeds is started and completed by one workflow task.
+describe('issue 16: the first attempt in the first workflow task', () => {
+  const receiver = new Receiver((req, _i, res) => {
+    if (req.path === '/fail') res.writeHead(503).end('busy');
+    else res.writeHead(200).end('ok');
+  });
+  let base: string;
+  let w: Awaited<ReturnType<typeof startDevWorker>>;
+
+  beforeAll(async () => {
+    [w, base] = await Promise.all([startDevWorker(), receiver.start()]);
+  }, 60_000);
+  afterAll(async () => {
+    await w?.stop();
+    await receiver.stop();
+  });
+
+  it('a delivery whose first attempt succeeds costs one workflow task, no timer, no upsert, and closes', async () => {
+    const id = `dlv_inline_ok_${Date.now()}`;
+    await startDelivery(w.client, w.config.HERALD_TASK_QUEUE, input(base, '/ok', id));
+    const state = (await w.client.workflow.getHandle(id).result()) as DeliveryState;
+    expect(state.status).toBe('succeeded');
+    expect(state.attempts.map((a) => [a.kind, a.httpStatus])).toEqual([['attempt', 200]]);
+    const events = await historyOf(w.client, id);
+    console.log(`one successful delivery: ${events.length} history events: ${events.join(', ')}`);
+    expect(events).toEqual([
+      'WORKFLOW_EXECUTION_STARTED',
+      'WORKFLOW_TASK_SCHEDULED',
+      'WORKFLOW_TASK_STARTED',
+      'WORKFLOW_TASK_COMPLETED',
+      'MARKER_RECORDED',
+      'WORKFLOW_EXECUTION_COMPLETED',
+    ]);
+    expect((await w.client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
+  });
+
+  it('a failed first attempt is retried by the activity, with its lease', async () => {
+    const id = `dlv_inline_retry_${Date.now()}`;
+    const start = input(base, '/fail', id);
+    await startDelivery(w.client, w.config.HERALD_TASK_QUEUE, { ...start, policy: { ...start.policy, maxAttempts: 2, retryDelaysSeconds: [1] } });
+    const state = (await w.client.workflow.getHandle(id).result()) as DeliveryState;
+    expect(state.status).toBe('exhausted');
+    expect(state.attempts.map((a) => [a.kind, a.attempt, a.httpStatus])).toEqual([
+      ['attempt', 1, 503],
+      ['attempt', 2, 503],
+    ]);
+    const events = await historyOf(w.client, id);
+    expect(events.filter((e) => e === 'MARKER_RECORDED')).toHaveLength(1);
+    expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
+  });
+});
+
+describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)', () => {
+  const receiver = new Receiver();
+  let doomed: WorkerProcess | undefined;
+  let second: Awaited<ReturnType<typeof startDevWorker>> | undefined;
+
+  let killed: Promise<void> | undefined;
+  afterAll(async () => {
+    await (killed ?? doomed?.kill());
+    await second?.stop();
+    await receiver.stop();
+  });
+
+  it('R-CRASH: the workflow task timeout finds it; the next worker logs `lease_expired` and repeats the attempt as the activity, spending none', async () => {
+    const taskQueue = `inline-crash-${Date.now()}`;
+    const base = await receiver.start();
+    doomed = new WorkerProcess(taskQueue);
+    await doomed.start();
+    // The receiver holds the first request open and the worker dies mid-attempt.
+    receiver.respondWith((_req, i, res) => {
+      if (i === 0) killed = doomed!.kill();
+      else res.writeHead(200).end('ok');
+    });
+    const { client, close } = await devServerClients();
+    try {
+      const id = `dlv_inline_crash_${Date.now()}`;
+      await startDelivery(client, taskQueue, input(base, '/crash', id, 2));
+      await receiver.waitFor(1, 60_000);
+      second = await startDevWorker({ HERALD_TASK_QUEUE: taskQueue });
+      const state = (await client.workflow.getHandle(id).result()) as DeliveryState;
+      expect(state.status).toBe('succeeded');
+      expect(state.attempts.map((a) => [a.kind, a.attempt, a.code])).toEqual([
+        ['lease_expired', 1, 'lease_expired'],
+        ['attempt', 1, undefined],
+      ]);
+      expect(state.attemptsInRound).toBe(1);
+      // The same attempt twice: same attempt number, same idempotency key.
+      expect(receiver.requests.map((r) => r.headers['webhook-delivery-id'])).toEqual([`${id}:1`, `${id}:1`]);
+      // The lost attempt's row spans the task timeout that found it (10 s for a 2 s attempt).
+      const lease = state.attempts[0]!;
+      console.log(JSON.stringify(state.attempts));
+      expect(Date.parse(lease.finishedAt) - Date.parse(lease.startedAt)).toBeGreaterThanOrEqual(9_000);
+      const events = await historyOf(client, id);
+      console.log(`crash during the inline attempt: ${events.join(', ')}`);
+      expect(events.slice(0, 4)).toEqual([
+        'WORKFLOW_EXECUTION_STARTED',
+        'WORKFLOW_TASK_SCHEDULED',
+        'WORKFLOW_TASK_STARTED',
+        'WORKFLOW_TASK_TIMED_OUT',
+      ]);
+      // The repeat is the regular activity (its lease), not a second inline attempt.
+      expect(events.filter((e) => e === 'MARKER_RECORDED')).toHaveLength(0);
+      expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
+    } finally {
+      await close();
+    }
+  }, 120_000);
+});
