@@ -21,11 +21,13 @@ export const SA_ENDPOINT_STATUS = defineSearchAttributeKey(
 
 /**
  * Issue 16: when the delivery was created (its input's `createdAt`), set at start on every
- * run that closes at its round end. A dead-letter retry or replay is a new run with a new
- * StartTime, so lists order and filter by this (newest first), never by StartTime. Runs
- * started before issue 16 lack it (they never reopen as a new run): their StartTime is their
- * creation. Its presence is also what says a closed run closed at its round end, not at
- * the end of a recovery window (store/deliveries.ts `refOf`).
+ * delivery run started since issue 16, all of which close at their round end (the API,
+ * HeraldClient, the event fan-out and every reopen set `closesAtRoundEnd`). A dead-letter
+ * retry or replay is a new run with a new StartTime, so lists order and filter by this
+ * (newest first), never by StartTime. Runs started before issue 16 lack it (they never
+ * reopen as a new run): their StartTime is their creation. Its presence is also what says a
+ * closed run closed at its round end, not at the end of a recovery window (store/deliveries.ts
+ * `refOf`).
  */
 export const SA_CREATED_AT = defineSearchAttributeKey('HeraldCreatedAt', SearchAttributeType.DATETIME);
 
@@ -58,6 +60,6 @@ export function deliverySearchAttributes(d: DeliveryInput): SearchAttributePair[
     { key: SA_EVENT_ID, value: d.event.id },
     { key: SA_PRESET, value: d.policy.preset },
     { key: SA_STATUS, value: d.deadLetterOnArrival ? 'exhausted' : 'pending' },
-    ...(d.closesAtRoundEnd ? [{ key: SA_CREATED_AT, value: new Date(d.createdAt) }] : []),
+    { key: SA_CREATED_AT, value: new Date(d.createdAt) },
   ];
 }

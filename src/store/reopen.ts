@@ -1,4 +1,5 @@
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { deliveryTaskTimeoutSeconds } from '../policy/inline-attempt.js';
 import { reopen, type Reopen, type RoundState } from '../policy/next-step.js';
 import type { DeliveryInput, DeliveryState } from '../shared/delivery-types.js';
 import { deliveryPriority } from '../shared/fairness.js';
@@ -60,6 +61,8 @@ export async function reopenClosedDelivery(
       taskQueue: now.taskQueue,
       args: [next],
       workflowIdReusePolicy: 'ALLOW_DUPLICATE',
+      // As every start since issue 16: the first attempt runs inside the first workflow task.
+      workflowTaskTimeout: `${deliveryTaskTimeoutSeconds(next.policy)}s`,
       typedSearchAttributes: deliverySearchAttributes(next),
       priority: deliveryPriority(next.endpointId),
     });
