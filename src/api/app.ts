@@ -40,6 +40,11 @@ export interface AppDeps {
   sandbox?: Transformer;
   /** Issue 14.9: resolves endpoint hosts at save time; the sender's resolver by default. */
   resolve?: Resolver;
+  /**
+   * Issue 16: the clock recovery windows are judged by (may a closed delivery be reopened
+   * now); the wall clock by default, the server's skipped time in time-skipping tests.
+   */
+  now?: () => number;
 }
 
 /** The HTTP API, one router per resource; dependencies come in so tests can use any client. */

@@ -1,6 +1,7 @@
 // Issue 14.11 (R-DT-REPLAY, SPEC §3 "log / body retention": Dong Tien "log 30d, bodies
 // 90d"): the event record (`eventWorkflow`) closes at once, so Temporal deletes it after the
-// 30-day namespace retention, while a Dong Tien delivery stays open 90 days for replay. A
+// namespace retention, while a Dong Tien delivery can be replayed 90 days (since issue 16 it
+// closes at its round end and is reopened as a new run; the 90 days are the API's rule). A
 // body read must not depend on the record: it comes from the delivery itself.
 //
 // On the dev server the record is deleted the way retention deletes it
@@ -134,6 +135,11 @@ describe('14.11 R-DT-REPLAY: 90 days of body and replay, then a clear refusal (t
   let base = '';
   const receiver = new Receiver();
   const config = testConfig();
+  let serverNow = Date.now();
+  const sleep = async (ms: number) => {
+    await env.sleep(ms);
+    serverNow = await env.currentTimeMs();
+  };
 
   beforeAll(async () => {
     [env, base] = await Promise.all([timeSkippingEnv(), receiver.start()]);
@@ -155,7 +161,9 @@ describe('14.11 R-DT-REPLAY: 90 days of body and replay, then a clear refusal (t
       await running;
       await close();
     };
-    app = createApp({ client, config });
+    // Issue 16: the delivery has closed at its round end, so the 90 days are the API's rule,
+    // judged on the server's (skipped) clock, as a real API judges them on the real one.
+    app = createApp({ client, config, now: () => serverNow });
   });
   afterAll(async () => {
     await stopWorker?.();
@@ -187,22 +195,22 @@ describe('14.11 R-DT-REPLAY: 90 days of body and replay, then a clear refusal (t
     // Started as the API starts it, but no event record: what retention leaves after 30 days.
     await startDelivery(client, config.HERALD_TASK_QUEUE, input);
     const get = () => json<Delivery>(t.call('GET', `/v1/deliveries/${input.deliveryId}`), 200);
-    for (let i = 0; i < 60 && (await get()).status !== 'succeeded'; i++) await env.sleep(1000);
+    for (let i = 0; i < 60 && (await get()).status !== 'succeeded'; i++) await sleep(1000);
     expect((await get()).status).toBe('succeeded');
     expect(receiver.requests).toHaveLength(1);
 
-    await env.sleep(89 * DAY);
+    await sleep(89 * DAY);
     const at89 = await get();
     expect(at89.body).toBe(body);
     const replayed = await json<Delivery>(t.call('POST', `/v1/replay/deliveries/${input.deliveryId}`), 202);
     expect(replayed.round).toBe(2);
-    for (let i = 0; i < 60 && receiver.requests.length < 2; i++) await env.sleep(1000);
+    for (let i = 0; i < 60 && receiver.requests.length < 2; i++) await sleep(1000);
     expect(receiver.requests).toHaveLength(2);
     expect(receiver.requests[1]!.body).toBe(body);
     expect(receiver.requests[1]!.headers['webhook-id']).toBe('msg_dt1411');
 
-    // Past 90 days from the event the delivery has closed its replay window.
-    await env.sleep(2 * DAY);
+    // Past 90 days from the event the delivery's replay window has closed.
+    await sleep(2 * DAY);
     const refused = await json<Problem>(t.call('POST', `/v1/replay/deliveries/${input.deliveryId}`), 410);
     expect(refused.code).toBe('replay_window_expired');
     expect(refused.detail).toMatch(/90 days/);

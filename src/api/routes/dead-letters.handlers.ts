@@ -25,6 +25,7 @@ export function deadLettersRouter(deps: RouterDeps) {
   const app = router<TenantEnv>();
   const { client } = deps;
   const store = temporalDeadLetterStore(client);
+  const clock = deps.now ?? Date.now;
 
   app.openapi(routes.listDeadLetters, async (c) => {
     const tenantId = c.get('tenantId');
@@ -42,7 +43,7 @@ export function deadLettersRouter(deps: RouterDeps) {
       endpointId && eq(SA_ENDPOINT, endpointId),
     );
     const refs = await newestDeliveries(client, query, limit);
-    const now = Date.now();
+    const now = clock();
     const rows = await boundedMap(refs, 16, async (ref) => {
       const s = await deliveryState(client, ref.id, ref);
       // Visibility lags: a delivery retried a moment ago is no longer a dead letter.
@@ -63,12 +64,12 @@ export function deadLettersRouter(deps: RouterDeps) {
   });
 
   app.openapi(routes.retryMany, async (c) => {
-    const { retried, failed } = await retryDeadLetters(store, c.get('tenantId'), c.req.valid('json'));
+    const { retried, failed } = await retryDeadLetters(store, c.get('tenantId'), c.req.valid('json'), clock());
     return c.json({ retried, failed }, 202);
   });
 
   app.openapi(routes.retryOne, async (c) =>
-    c.json(await orProblem(retryDeadLetter(store, c.get('tenantId'), c.req.valid('param').id)), 202),
+    c.json(await orProblem(retryDeadLetter(store, c.get('tenantId'), c.req.valid('param').id, clock())), 202),
   );
 
   return app;

@@ -65,8 +65,9 @@ export function replayRouter(deps: RouterDeps & { directory: Directory }) {
   };
 
   const store = temporalReplayStore(client, directory);
-  const replayOne = (ref: DeliveryRef) => orProblem(replayDelivery(store, ref, Date.now()));
-  const group = (tenantId: string, endpointId?: string) => groupFailures(store, tenantId, endpointId);
+  const now = deps.now ?? Date.now;
+  const replayOne = (ref: DeliveryRef) => orProblem(replayDelivery(store, ref, now()));
+  const group = (tenantId: string, endpointId?: string) => groupFailures(store, tenantId, endpointId, now());
 
   app.openapi(routes.replayOne, async (c) => {
     const tenantId = c.get('tenantId');
