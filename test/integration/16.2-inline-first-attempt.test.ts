@@ -1,13 +1,38 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
 import type { DeliveryInput, DeliveryState } from '../../src/shared/delivery-types.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
-import { devServerClients } from '../helpers/temporal.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import { TEST_CODEC_KEY, devServerClients } from '../helpers/temporal.js';
+
+/** A Herald worker as a real process (src/worker.ts), so it can die for real (kill -9). */
+async function workerProcess(taskQueue: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
+    env: {
+      ...process.env,
+      TEMPORAL_ADDRESS: inject('temporalAddress'),
+      HERALD_TASK_QUEUE: taskQueue,
+      HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
+      HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1',
+      HERALD_CODEC_KEYS: TEST_CODEC_KEY,
+      HERALD_METRICS_PORT: '0',
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout!.on('data', (d: Buffer) => (out += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (out += d.toString()));
+  const exited = new Promise((r) => child.once('exit', r));
+  // The SDK's state change, as a field of Herald's JSON log line (issue 20).
+  for (let i = 0; i < 480 && !out.includes('"state":"RUNNING"'); i++) await delay(250);
+  if (!out.includes('"state":"RUNNING"')) throw new Error(`worker did not come up:\n${out}`);
+  return { child, exited };
+}
 
 const { EventType } = temporal.api.enums.v1;
 type Client = Awaited<ReturnType<typeof devServerClients>>['client'];
@@ -86,12 +111,14 @@ describe('issue 16: the first attempt in the first workflow task', () => {
 
 describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)', () => {
   const receiver = new Receiver();
-  let doomed: WorkerProcess | undefined;
+  let doomed: Awaited<ReturnType<typeof workerProcess>> | undefined;
   let second: Awaited<ReturnType<typeof startDevWorker>> | undefined;
 
-  let killed: Promise<void> | undefined;
   afterAll(async () => {
-    await (killed ?? doomed?.kill());
+    if (doomed && doomed.child.exitCode === null && doomed.child.signalCode === null) {
+      doomed.child.kill('SIGKILL');
+      await doomed.exited;
+    }
     await second?.stop();
     await receiver.stop();
   });
@@ -99,11 +126,10 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
   it('R-CRASH: the workflow task timeout finds it; the next worker logs `lease_expired` and repeats the attempt as the activity, spending none', async () => {
     const taskQueue = `inline-crash-${Date.now()}`;
     const base = await receiver.start();
-    doomed = new WorkerProcess(taskQueue);
-    await doomed.start();
+    const d = (doomed = await workerProcess(taskQueue));
     // The receiver holds the first request open and the worker dies mid-attempt.
     receiver.respondWith((_req, i, res) => {
-      if (i === 0) killed = doomed!.kill();
+      if (i === 0) d.child.kill('SIGKILL');
       else res.writeHead(200).end('ok');
     });
     const { client, close } = await devServerClients();
@@ -111,6 +137,7 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
       const id = `dlv_inline_crash_${Date.now()}`;
       await startDelivery(client, taskQueue, input(base, '/crash', id, 2));
       await receiver.waitFor(1, 60_000);
+      await d.exited;
       second = await startDevWorker({ HERALD_TASK_QUEUE: taskQueue });
       const state = (await client.workflow.getHandle(id).result()) as DeliveryState;
       expect(state.status).toBe('succeeded');
@@ -123,7 +150,6 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
       expect(receiver.requests.map((r) => r.headers['webhook-delivery-id'])).toEqual([`${id}:1`, `${id}:1`]);
       // The lost attempt's row spans the task timeout that found it (10 s for a 2 s attempt).
       const lease = state.attempts[0]!;
-      console.log(JSON.stringify(state.attempts));
       expect(Date.parse(lease.finishedAt) - Date.parse(lease.startedAt)).toBeGreaterThanOrEqual(9_000);
       const events = await historyOf(client, id);
       console.log(`crash during the inline attempt: ${events.join(', ')}`);
