@@ -10,6 +10,7 @@ import { deliveryIdFor } from '../../src/shared/ids.js';
 import { EVENT_WORKFLOW } from '../../src/shared/names.js';
 import type { Config } from '../../src/config.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
+import { statusClause } from '../../src/store/visibility.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { createHeraldWorker } from '../../src/worker.js';
 import { newTenant } from '../helpers/api.js';
@@ -68,7 +69,7 @@ describe('thin slice on the dev server (foundation)', () => {
     expect(got.headers['webhook-id']).toBe(body.eventId);
 
     const handle = t.client.workflow.getHandle(deliveryId);
-    // A finished delivery stays open for replay, so wait for its status, not its result.
+    // Wait for its status (a delivery started before issue 16 stayed open after its round).
     await expect
       .poll(async () => (await handle.query(deliveryStateQuery)).status, { timeout: 20_000 })
       .toBe('succeeded');
@@ -76,8 +77,10 @@ describe('thin slice on the dev server (foundation)', () => {
     expect(state.status).toBe('succeeded');
     expect(state.attempts).toHaveLength(1);
 
-    // Visibility is eventually consistent: poll briefly for the indexed status.
-    const query = `HeraldEventId = '${body.eventId}' AND HeraldStatus = 'succeeded' AND HeraldTenant = '${tenant.tenantId}' AND HeraldEventType = 'invoice.paid'`;
+    // Visibility is eventually consistent: poll briefly for the indexed status. Issue 16: a
+    // succeeded delivery costs no upsert; its status in the index is HeraldStatus together
+    // with the closed run's own status (statusClause, the clause every list uses).
+    const query = `HeraldEventId = '${body.eventId}' AND ${statusClause('succeeded')} AND HeraldTenant = '${tenant.tenantId}' AND HeraldEventType = 'invoice.paid'`;
     let found: string[] = [];
     for (let i = 0; i < 50 && found.length === 0; i++) {
       found = [];
