@@ -40,6 +40,12 @@ const REQUIRED = [
   'bound-exhausted-standard',
   'bound-paused-smengo',
   'bound-dropped-paused-smengo',
+  // Issue 16: runs that close at their round's end (first attempt inline, a local activity),
+  // recorded from issue 16's own code by fixtures/capture-histories-16.ts, so later changes keep them.
+  '16-success-inline',
+  '16-retries-then-success',
+  '16-exhausted',
+  '16-reopened-dlq-retry',
 ];
 
 describe('15 delivery workflow replays histories recorded before the reducer (determinism)', () => {
@@ -51,6 +57,16 @@ describe('15 delivery workflow replays histories recorded before the reducer (de
     // The bound ones carry health reports: signals to the endpoint are commands too.
     for (const name of ['bound-gone-smengo', 'bound-exhausted-standard'])
       expect(fixtures.find((f) => f.name === name)!.runs[0]!.events).toContain('EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED');
+    // Issue 16: the new shape's first attempt is the local activity's marker in the first task.
+    for (const name of ['16-success-inline', '16-reopened-dlq-retry'])
+      expect(fixtures.find((f) => f.name === name)!.runs[0]!.events.map((e) => e.replace('EVENT_TYPE_', ''))).toEqual([
+        'WORKFLOW_EXECUTION_STARTED',
+        'WORKFLOW_TASK_SCHEDULED',
+        'WORKFLOW_TASK_STARTED',
+        'WORKFLOW_TASK_COMPLETED',
+        'MARKER_RECORDED',
+        'WORKFLOW_EXECUTION_COMPLETED',
+      ]);
   });
 
   it('15: the recorded histories hold no signing secret in clear (the capture zeroes them)', () => {
