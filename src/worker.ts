@@ -2,6 +2,7 @@ import type { Client } from '@temporalio/client';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import { fileURLToPath } from 'node:url';
 import { createActivities, type ActivityDeps } from './activities/index.js';
+import { createFlowGate } from './activities/flow-gate.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { settingsFrom } from './settings.js';
@@ -93,6 +94,8 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     ),
     // Issue 16: inline first attempts hold workflow-task slots: a slow endpoint cannot take them all.
     inlineSlots,
+    // Issue 17: rate limits and maxInFlight, granted by the endpoint workflow (across workers).
+    flowGate: opts.client ? createFlowGate(opts.client) : undefined,
     ...opts.deps,
   });
   const worker = await Worker.create({

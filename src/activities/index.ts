@@ -4,6 +4,7 @@ import type { AttemptRequest, SendResult } from '../shared/delivery-types.js';
 import { claimProbeUpdate } from '../shared/endpoint-messages.js';
 import { EndpointSnapshotCache, healthAfterOutcome } from './endpoint-cache.js';
 import { createEndpointActivities } from './endpoint-activities.js';
+import type { FlowGate } from './flow-gate.js';
 import { createHttpSender, type HttpSenderDeps } from './http-sender.js';
 import { createReplayActivities } from './replay-activities.js';
 import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-activities.js';
@@ -30,6 +31,8 @@ export interface ActivityDeps extends HttpSenderDeps {
   endpointAfterReadSpacingMs?: number;
   /** Issue 17: the default share of this worker's send slots one endpoint may hold. */
   sendShare?: SendShare;
+  /** Issue 17: rate limits and maxInFlight, asked of the endpoint only when its snapshot has them. */
+  flowGate?: FlowGate;
   /** Issue 16: how many inline first attempts may run at once here (they hold workflow-task slots). */
   inlineSlots?: InlineSlots;
 }
@@ -114,10 +117,15 @@ export function createActivities(deps: ActivityDeps) {
     const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
     if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
     if (decision.kind === 'drop') return { ...base, drop: { code: decision.code, endAs: decision.endAs } };
+    const flow = snap.flow && deps.flowGate ? await deps.flowGate.decide(req, snap) : undefined;
+    if (flow?.kind === 'defer') return { ...base, deferral: flow.deferral };
+    const releaseFlow = flow?.kind === 'send' ? flow.release : undefined;
     // Issue 17: over its share of this worker's slots, the endpoint's send waits (no attempt
     // spent) until one of its sends here ends; under it this is a counter, nothing more.
-    if (share && !share.tryEnter(req.endpointId, req.deliveryId, probe || req.drainTurn === true))
+    if (share && !share.tryEnter(req.endpointId, req.deliveryId, probe || req.drainTurn === true)) {
+      releaseFlow?.();
       return { ...base, deferral: { code: SHARE_DEFERRAL_CODE, retryInMs: SHARE_RECHECK_MS } };
+    }
     let result: SendResult;
     try {
       result = await send({
@@ -125,6 +133,7 @@ export function createActivities(deps: ActivityDeps) {
         target: { url: snap.url, secrets: snap.secrets, transformation: snap.transformation },
       });
     } finally {
+      releaseFlow?.();
       if (share) {
         share.leave(req.endpointId);
         wakeNextWaiter(req.endpointId);

@@ -7,6 +7,7 @@ import type { EndpointConfig, EndpointView, TestResult } from '../shared/endpoin
 import type { Destination, VerificationView as SourceVerificationView } from '../shared/source-types.js';
 import { secretProblem } from '../signing/standard-webhooks.js';
 import { verificationModeSchema, verificationViewSchema } from './verification-schemas.js';
+import { maxInFlightSchema, orderingSchema, rateLimitSchema } from './flow-schemas.js';
 
 /**
  * Every value of a string union, as a tuple for z.enum. Leaving one out, or listing one the
@@ -79,6 +80,9 @@ export const createEndpointSchema = z
     operationalWebhook: operationalWebhookSchema.optional(),
     transformation: transformationSchema.optional(),
     verification: verificationModeSchema.optional(),
+    rateLimit: rateLimitSchema.optional(),
+    maxInFlight: maxInFlightSchema.optional(),
+    ordering: orderingSchema.optional(),
   })
   .openapi('CreateEndpoint');
 
@@ -91,6 +95,10 @@ export const patchEndpointSchema = z
     operationalWebhook: operationalWebhookSchema.nullable().optional(),
     transformation: transformationSchema.nullable().optional(),
     verification: verificationModeSchema.optional(),
+    // Issue 17: null removes the option.
+    rateLimit: rateLimitSchema.nullable().optional(),
+    maxInFlight: maxInFlightSchema.nullable().optional(),
+    ordering: orderingSchema.nullable().optional(),
   })
   .openapi('PatchEndpoint');
 
@@ -166,6 +174,9 @@ export const endpointConfigSchema = z
     operationalWebhook: z.object({ url: z.string() }).optional(),
     transformation: z.string().optional(),
     verification: verificationModeSchema.optional(),
+    rateLimit: z.object({ perSecond: z.number(), burst: z.number().optional() }).optional(),
+    maxInFlight: z.number().optional(),
+    ordering: orderingSchema.optional(),
   })
   .openapi('EndpointConfig') satisfies z.ZodType<PublicEndpointConfig>;
 

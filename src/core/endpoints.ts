@@ -8,8 +8,10 @@ import type {
   EndpointInput,
   EndpointPatch,
   EndpointView,
+  FlowOptionName,
   OperationalWebhook,
 } from '../shared/endpoint-types.js';
+import type { RateLimit } from '../flow/limiter.js';
 import { initialVerification } from '../shared/verification.js';
 import { validateTransformation } from '../transform/expression.js';
 import type { EndpointStore } from '../store/endpoints.js';
@@ -40,9 +42,15 @@ export type CreateEndpoint = Omit<EndpointConfig, 'preset' | 'operationalWebhook
   preset?: PresetName;
   operationalWebhook?: { url: string };
 };
-export type ChangeEndpoint = Omit<EndpointPatch, 'operationalWebhook'> & {
+export type ChangeEndpoint = Omit<EndpointPatch, 'operationalWebhook' | FlowOptionName | 'unset'> & {
   operationalWebhook?: { url: string } | null;
+  /** Issue 17: null removes the option. */
+  rateLimit?: RateLimit | null;
+  maxInFlight?: number | null;
+  ordering?: 'fifo' | null;
 };
+
+const FLOW_OPTIONS: readonly FlowOptionName[] = ['rateLimit', 'maxInFlight', 'ordering'];
 
 /**
  * R-URL on create and update. A preset that refuses a private address when the URL is set
@@ -174,7 +182,15 @@ export async function changeEndpoint(
   if (patch.operationalWebhook) await checkUrl(s, patch.operationalWebhook.url, 'standard', 'url');
   // R-RH-TRANSFORM: null removes the transformation.
   if (typeof patch.transformation === 'string') checkTransformation(patch.transformation);
-  const { operationalWebhook, ...rest } = patch;
+  const { operationalWebhook, rateLimit, maxInFlight, ordering, ...rest } = patch;
+  // Issue 17: a null flow option is removed; a value replaces the current one.
+  const flowSet = { rateLimit, maxInFlight, ordering };
+  const flow: Pick<EndpointPatch, FlowOptionName | 'unset'> = {};
+  const unset = FLOW_OPTIONS.filter((k) => flowSet[k] === null);
+  if (unset.length > 0) flow.unset = unset;
+  if (rateLimit) flow.rateLimit = rateLimit;
+  if (typeof maxInFlight === 'number') flow.maxInFlight = maxInFlight;
+  if (ordering) flow.ordering = ordering;
   // A new operational webhook URL keeps the secrets it was given; the first one gets one.
   const ow: { operationalWebhook?: OperationalWebhook | null } =
     operationalWebhook === null
@@ -187,7 +203,7 @@ export async function changeEndpoint(
             },
           }
         : {};
-  const view = await store.update(endpointId, { ...rest, ...ow });
+  const view = await store.update(endpointId, { ...rest, ...flow, ...ow });
   store.changed(tenantId);
   return view;
 }

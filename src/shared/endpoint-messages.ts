@@ -29,3 +29,16 @@ export const verifyEndpointUpdate = defineUpdate<{
   verification: VerificationView;
   result?: ChallengeResult;
 }>('verifyEndpoint');
+
+/**
+ * Issue 17: a delivery of an endpoint with flow options (rate limit, maxInFlight, FIFO) asks
+ * for its send here, from the send activity. Granted, or the deferral to record with the
+ * exact time to come back (a reserved token), or a wait ended by a wake (a slot, a turn).
+ * A worker sends the requests of all its sends waiting meanwhile as one update, in order.
+ */
+export const acquirePermitUpdate = defineUpdate<
+  Array<{ granted: true; sendAt?: number } | { granted: false; code: string; retryInMs: number }>,
+  [{ requests: Array<{ deliveryId: string; leaseMs: number }> }]
+>('acquirePermit');
+/** Issue 17: a send holding a slot (maxInFlight) ended; the oldest waiter is woken. */
+export const releasePermitSignal = defineSignal<[{ deliveryId: string }]>('releasePermit');

@@ -2,6 +2,7 @@ import type { HealthBanner } from '../health/reporting.js';
 import type { HealthState } from '../health/types.js';
 import type { PolicyOverrides } from '../policy/schema.js';
 import type { PresetName } from '../policy/types.js';
+import type { FlowOptions, FlowState, RateLimit } from '../flow/limiter.js';
 import type {
   VerificationMode,
   VerificationState,
@@ -29,6 +30,12 @@ export interface EndpointConfig {
   transformation?: string;
   /** Issue 14.15: `challenge` sends only once the receiver proved it controls the URL. Absent = `none`. */
   verification?: VerificationMode;
+  /** Issue 17: at most `perSecond` sends a second (a bucket of `burst` tokens, default 1). */
+  rateLimit?: RateLimit;
+  /** Issue 17: at most this many attempts in flight at once, across all workers. */
+  maxInFlight?: number;
+  /** Issue 17: attempted in the order the events were accepted. */
+  ordering?: 'fifo';
 }
 
 export interface SigningSecret {
@@ -50,6 +57,8 @@ export interface EndpointInput {
     deleted: boolean;
     lastTest?: TestResult;
     verification?: VerificationState;
+    /** Issue 17: the limiter's tokens, leases and waiters. */
+    flow?: FlowState;
   };
 }
 
@@ -90,7 +99,11 @@ export interface EndpointSnapshot {
   transformation?: string;
   /** Issue 14.15: what the send path decides on (verificationGate); absent = not required. */
   verification?: VerificationStatus;
+  /** Issue 17: present only when the endpoint has flow options; absent = the gate costs nothing. */
+  flow?: FlowOptions;
 }
+
+export type FlowOptionName = 'rateLimit' | 'maxInFlight' | 'ordering';
 
 export interface EndpointPatch {
   url?: string;
@@ -101,4 +114,9 @@ export interface EndpointPatch {
   /** null removes it. */
   transformation?: string | null;
   verification?: VerificationMode;
+  /** Issue 17: flow options (the API's null becomes a name in `unset`). */
+  rateLimit?: RateLimit;
+  maxInFlight?: number;
+  ordering?: 'fifo';
+  unset?: FlowOptionName[];
 }

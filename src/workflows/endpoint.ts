@@ -2,6 +2,7 @@ import {
   CancellationScope,
   condition,
   continueAsNew,
+  getExternalWorkflowHandle,
   isCancellation,
   log,
   patched,
@@ -16,13 +17,17 @@ import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
+import { acquire, emptyFlow, expireLeases, flowOptionsOf, nextExpiry, release, type FlowState } from '../flow/limiter.js';
+import { wakeSignal } from '../shared/messages.js';
 import {
+  acquirePermitUpdate,
   claimProbeUpdate,
   deleteEndpointUpdate,
   disableEndpointUpdate,
   endpointSnapshotQuery,
   endpointViewQuery,
   pauseEndpointUpdate,
+  releasePermitSignal,
   reportHealthSignal,
   resumeEndpointUpdate,
   rotateSecretUpdate,
@@ -81,6 +86,8 @@ const ENDPOINT_STATUS_ATTRIBUTE_PATCH = 'endpoint-status-search-attribute';
 
 /** Well below Temporal's limits, so a busy unhealthy endpoint never nears them. */
 const MAX_HISTORY_EVENTS = 5_000;
+/** Issue 17: Temporal refuses updates past 2,000 per run; permits roll over well before. */
+const MAX_PERMITS_PER_RUN = 1_200;
 
 /**
  * One endpoint: its configuration, signing secrets and health (SPEC §1 "Endpoint"). A
@@ -106,6 +113,9 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   if (health.draining) effects.push({ kind: 'release_held' });
   const background = new Set<Promise<void>>();
   let drain: CancellationScope | undefined;
+  // Issue 17: the flow limiter's state (only endpoints with flow options ever change it).
+  const flow: FlowState = input.carried?.flow ?? emptyFlow();
+  let permitsThisRun = 0;
 
   // Issue 14.14: HeraldEndpointStatus follows the health status. Upserted only when the
   // two differ: once per status change (never per delivery), and once for an endpoint
@@ -153,7 +163,18 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     deleted,
     transformation: config.transformation,
     verification: verification.mode === 'challenge' ? verification.status : undefined,
+    ...(flowOptionsOf(config) ? { flow: flowOptionsOf(config) } : {}),
   });
+
+  /** Issue 17: a slot freed or a wait ended: the delivery looks again now (a wake, not a poll). */
+  const wakeAll = (ids: string[]) => {
+    for (const id of ids)
+      track(
+        getExternalWorkflowHandle(id)
+          .signal(wakeSignal)
+          .catch(() => undefined),
+      );
+  };
 
   /**
    * Issue 14.15: sends one challenge to the current URL and keeps its outcome, unless the
@@ -202,8 +223,17 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   setHandler(updateEndpointUpdate, (patch) => {
     const urlChanged = patch.url !== undefined && patch.url !== config.url;
     const modeBefore = config.verification ?? 'none';
-    const { operationalWebhook, transformation, ...rest } = patch;
+    const { operationalWebhook, transformation, unset, ...rest } = patch;
     config = { ...config, ...rest };
+    // Issue 17: a flow option set to null in the API is removed.
+    if (unset?.length) {
+      const c: EndpointConfig = { ...config };
+      for (const k of unset) delete c[k];
+      config = c;
+    }
+    // A slot limit raised or removed: waiters get the free slots now.
+    if (unset?.length || rest.maxInFlight !== undefined)
+      wakeAll(expireLeases(flow, flowOptionsOf(config) ?? {}, Date.now()));
     if (operationalWebhook !== undefined)
       config = { ...config, operationalWebhook: operationalWebhook ?? undefined };
     if (transformation !== undefined) config = { ...config, transformation: transformation ?? undefined };
@@ -265,6 +295,18 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   setHandler(verifyEndpointUpdate, async () => {
     const result = await runChallenge(false);
     return { verification, ...(result ? { result } : {}) };
+  });
+  setHandler(acquirePermitUpdate, ({ requests }) => {
+    permitsThisRun++;
+    const o = flowOptionsOf(config) ?? {};
+    return requests.map((r) => {
+      const { verdict, wake } = acquire(flow, o, r, Date.now());
+      wakeAll(wake);
+      return verdict;
+    });
+  });
+  setHandler(releasePermitSignal, ({ deliveryId }) => {
+    wakeAll(release(flow, flowOptionsOf(config) ?? {}, deliveryId, Date.now()));
   });
   setHandler(claimProbeUpdate, ({ deliveryId }) => {
     apply({ kind: 'probe_claim', at: Date.now(), deliveryId });
@@ -340,16 +382,33 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   };
 
   const mustRollOver = () =>
-    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+    workflowInfo().continueAsNewSuggested ||
+    workflowInfo().historyLength > MAX_HISTORY_EVENTS ||
+    permitsThisRun > MAX_PERMITS_PER_RUN;
 
   // Issue 14.15: a new endpoint's first challenge (or one a continue-as-new cut short).
   if (verification.status === 'pending') track(runChallenge(true).then(() => undefined));
 
   for (;;) {
     const wakeAt = nextWakeAt(config.preset, health);
+    // Issue 17: a lease of a killed worker's send runs out: its slot goes to a waiter. Only
+    // endpoints with maxInFlight have leases, so no other history gets this timer.
+    const leaseAt = nextExpiry(flow);
+    // A lease that runs out sooner than the one watched (or the first one) restarts the wait.
+    const sooner = () => {
+      const at = nextExpiry(flow);
+      return at !== undefined && (leaseAt === undefined || at < leaseAt);
+    };
     const ready = () =>
-      effects.length > 0 || wakeForVerification || (deleted && background.size === 0) || mustRollOver();
-    if (wakeAt === undefined) await condition(ready);
+      effects.length > 0 ||
+      wakeForVerification ||
+      (deleted && background.size === 0) ||
+      mustRollOver() ||
+      sooner();
+    if (leaseAt !== undefined && (wakeAt === undefined || leaseAt < wakeAt)) {
+      if (!(await condition(ready, Math.max(1, leaseAt - Date.now()))))
+        wakeAll(expireLeases(flow, flowOptionsOf(config) ?? {}, Date.now()));
+    } else if (wakeAt === undefined) await condition(ready);
     else if (!(await condition(ready, Math.max(1, wakeAt - Date.now()))))
       apply({ kind: 'tick', at: Date.now() });
 
@@ -372,7 +431,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
         ...input,
         config,
         secrets,
-        carried: { health, deleted, lastTest, verification },
+        carried: { health, deleted, lastTest, verification, ...(flowOptionsOf(config) || permitsThisRun > 0 ? { flow } : {}) },
       });
     }
   }

@@ -1,0 +1,178 @@
+/**
+ * Issue 17 (R-RH-DEFER): an endpoint's flow control, as plain data the endpoint workflow
+ * keeps and carries across continue-as-new. Pure and deterministic: every function takes
+ * the time it decides at (workflow time inside the endpoint workflow).
+ *
+ * - rate limit: a schedule (GCRA) with `burst` sends back to back, then 1/perSecond apart.
+ *   A send over the limit is given its time once (a reservation): granted with it when it is
+ *   near, deferred to just before it otherwise (it asks once, not every recheck).
+ * - maxInFlight: at most that many leases out at once. A lease ends when the send reports
+ *   back, or when it runs out (the worker died). A freed slot is promised to the oldest
+ *   waiter, who is woken; newcomers queue behind waiters.
+ */
+
+export interface RateLimit {
+  perSecond: number;
+  /** Tokens the bucket holds: sends allowed back to back after a quiet spell. Default 1. */
+  burst?: number;
+}
+
+export interface FlowOptions {
+  rateLimit?: RateLimit;
+  maxInFlight?: number;
+  ordering?: 'fifo';
+}
+
+export const RATE_DEFERRAL_CODE = 'rate_limited';
+export const CONCURRENCY_DEFERRAL_CODE = 'concurrency_limited';
+export const ORDER_DEFERRAL_CODE = 'waiting_for_previous';
+
+/** How long a slot promised to a woken waiter is kept for it before the next one gets it. */
+export const PROMISE_MS = 10_000;
+/** A reservation nobody came back for is forgotten after this (its token stays spent). */
+export const RESERVATION_FORGET_MS = 60_000;
+
+export interface FlowState {
+  /** Rate limit: `at` is the schedule's theoretical arrival time (GCRA); `tokens` unused. */
+  bucket?: { tokens: number; at: number };
+  /** deliveryId -> when its reserved token is free. */
+  reservations: Record<string, number>;
+  /** deliveryId -> when its slot comes back if nobody releases it (a lease, or a promise to a woken waiter). */
+  leases: Record<string, number>;
+  /** Deliveries refused a slot, oldest first. */
+  waiters: string[];
+}
+
+/** `sendAt`: the workflow-clock time the granted send goes out (the activity waits for it). */
+export type Verdict = { granted: true; sendAt?: number } | { granted: false; code: string; retryInMs: number };
+
+export function emptyFlow(): FlowState {
+  return { reservations: {}, leases: {}, waiters: [] };
+}
+
+/** Whether an endpoint configured with `o` needs the flow gate at all (absent = no cost). */
+export function flowOptionsOf(o: FlowOptions): FlowOptions | undefined {
+  const out: FlowOptions = {};
+  if (o.rateLimit) out.rateLimit = o.rateLimit;
+  if (o.maxInFlight !== undefined) out.maxInFlight = o.maxInFlight;
+  if (o.ordering) out.ordering = o.ordering;
+  return Object.keys(out).length > 0 ? out : undefined;
+}
+
+export function capacity(r: RateLimit): number {
+  return Math.max(1, r.burst ?? 1);
+}
+
+/**
+ * How far ahead a send may be granted: the send activity waits for its time itself, so
+ * sends keep their spacing however long the delivery's own round trip takes. A send due
+ * later is deferred, and comes back EARLY_MS before its time.
+ */
+export const HOLD_MS = 2_000;
+export const EARLY_MS = 1_000;
+
+/**
+ * The rate limit as a schedule (GCRA, virtual scheduling): every send gets a time, at least
+ * 1/perSecond after the previous one, `burst` of them allowed back to back after a quiet
+ * spell, so no second holds more than perSecond + burst sends. A send due within HOLD_MS is
+ * granted with its time (`sendAt`); a later one is deferred once, told to come back shortly
+ * before its time, and its time is kept for it. One that comes back after its time (a busy
+ * worker) is scheduled afresh: lateness never bunches sends.
+ */
+export function takeToken(s: FlowState, r: RateLimit, deliveryId: string, now: number): Verdict {
+  const step = 1000 / r.perSecond;
+  const tau = (capacity(r) - 1) * step;
+  const reserved = s.reservations[deliveryId];
+  let sendAt: number;
+  if (reserved !== undefined && reserved >= now) sendAt = reserved;
+  else {
+    const tat = s.bucket?.at ?? now;
+    sendAt = Math.max(now, tat - tau);
+    s.bucket = { tokens: 0, at: Math.max(tat, sendAt) + step };
+  }
+  if (sendAt - now <= HOLD_MS) {
+    delete s.reservations[deliveryId];
+    return sendAt > now ? { granted: true, sendAt: Math.ceil(sendAt) } : { granted: true };
+  }
+  s.reservations[deliveryId] = sendAt;
+  return { granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.max(1, Math.floor(sendAt - now - EARLY_MS)) };
+}
+
+function forgetOld(s: FlowState, now: number) {
+  for (const [id, at] of Object.entries(s.reservations))
+    if (at + RESERVATION_FORGET_MS < now) delete s.reservations[id];
+}
+
+/** Ends leases and promises that ran out; returns the waiters to wake for the freed slots. */
+export function expireLeases(s: FlowState, o: FlowOptions, now: number): string[] {
+  for (const [id, until] of Object.entries(s.leases)) if (until <= now) delete s.leases[id];
+  return promiseFreeSlots(s, o, now);
+}
+
+function promiseFreeSlots(s: FlowState, o: FlowOptions, now: number): string[] {
+  const wake: string[] = [];
+  const max = o.maxInFlight;
+  if (max === undefined) {
+    // The limit was removed: nobody waits for a slot any more.
+    wake.push(...s.waiters);
+    s.waiters = [];
+    return wake;
+  }
+  while (Object.keys(s.leases).length < max && s.waiters.length > 0) {
+    const next = s.waiters.shift()!;
+    s.leases[next] = now + PROMISE_MS;
+    wake.push(next);
+  }
+  return wake;
+}
+
+/** The earliest time a lease or promise runs out: the endpoint looks again then. */
+export function nextExpiry(s: FlowState): number | undefined {
+  let min: number | undefined;
+  for (const until of Object.values(s.leases)) if (min === undefined || until < min) min = until;
+  return min;
+}
+
+/**
+ * A delivery asks to send now. Concurrency is checked before the rate, so a waiter for a
+ * slot spends no token. `leaseMs`: how long its slot is held if it never reports back.
+ */
+export function acquire(
+  s: FlowState,
+  o: FlowOptions,
+  req: { deliveryId: string; leaseMs: number },
+  now: number,
+): { verdict: Verdict; wake: string[] } {
+  forgetOld(s, now);
+  const wake = expireLeases(s, o, now);
+  const id = req.deliveryId;
+  if (o.maxInFlight !== undefined && s.leases[id] === undefined) {
+    if (Object.keys(s.leases).length >= o.maxInFlight || s.waiters.some((w) => w !== id)) {
+      if (!s.waiters.includes(id)) s.waiters.push(id);
+      // The wake ends the wait; this bounds a lost one: the time the oldest slot must free.
+      const retryInMs = Math.max(1, (nextExpiry(s) ?? now + PROMISE_MS) - now);
+      return { verdict: { granted: false, code: CONCURRENCY_DEFERRAL_CODE, retryInMs }, wake };
+    }
+  }
+  let sendAt: number | undefined;
+  if (o.rateLimit) {
+    const t = takeToken(s, o.rateLimit, id, now);
+    if (t.granted) sendAt = t.sendAt;
+    else {
+      // A promised slot is kept for it until its token is free.
+      if (s.leases[id] !== undefined) s.leases[id] = Math.max(s.leases[id]!, now + t.retryInMs + PROMISE_MS);
+      return { verdict: t, wake };
+    }
+  }
+  if (o.maxInFlight !== undefined) {
+    s.waiters = s.waiters.filter((w) => w !== id);
+    s.leases[id] = (sendAt ?? now) + req.leaseMs;
+  }
+  return { verdict: sendAt !== undefined ? { granted: true, sendAt } : { granted: true }, wake };
+}
+
+/** The send of `deliveryId` ended: its slot goes to the oldest waiter, who is returned to wake. */
+export function release(s: FlowState, o: FlowOptions, deliveryId: string, now: number): string[] {
+  delete s.leases[deliveryId];
+  return expireLeases(s, o, now);
+}

@@ -1,0 +1,165 @@
+import type { Client } from '@temporalio/client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createApp } from '../../src/api/app.js';
+import { deliveryStateQuery } from '../../src/shared/messages.js';
+import { newTenant, type TenantSession } from '../helpers/api.js';
+import { devServerClients, testConfig } from '../helpers/temporal.js';
+import { ReceiverProcess } from '../helpers/receiver-process.js';
+import { WorkerProcess } from '../helpers/worker-process.js';
+
+/** Most arrivals in any window [t, t + 1 s) of the receiver's clock. */
+export function busiestSecond(ats: number[]): number {
+  const s = [...ats].sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0, j = 0; i < s.length; i++) {
+    while (s[j]! < s[i]! - 999) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}
+
+/** The identities that ran a delivery's workflow or activity tasks: which workers took part. */
+export async function workerIdentities(client: Client, ids: string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const id of ids) {
+    const h = await client.workflow.getHandle(id).fetchHistory();
+    for (const e of h.events ?? []) {
+      const who = e.activityTaskStartedEventAttributes?.identity;
+      if (who) out.add(who);
+    }
+  }
+  return out;
+}
+
+/** Events and permit updates in a workflow's history. */
+export async function historyCounts(client: Client, id: string) {
+  const ev = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  return { events: ev.length, updates: ev.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length };
+}
+
+// Issue 17 (R-RH-DEFER "the endpoint's rate limit"): permits granted by the endpoint
+// workflow, so the limit holds across the two workers sending. The receiver is its own
+// process, so its clock is not that of the busy test process.
+describe('issue 17: an endpoint rate limit holds across two workers', () => {
+  const EVENTS = 100;
+  const RATE = 5;
+  const BURST = 1;
+  let w: Awaited<ReturnType<typeof devServerClients>>;
+  const config = testConfig();
+  // Two worker processes started from the same code, the test process only a client.
+  const workers = [new WorkerProcess(config.HERALD_TASK_QUEUE), new WorkerProcess(config.HERALD_TASK_QUEUE)];
+  let tenant: TenantSession;
+  const receiver = new ReceiverProcess();
+  let base: string;
+
+  beforeAll(async () => {
+    [w, base] = await Promise.all([devServerClients(), receiver.start(), ...workers.map((p) => p.start())]);
+    tenant = await newTenant(createApp({ client: w.client, config }));
+  }, 180_000);
+  afterAll(async () => {
+    await Promise.all(workers.map((p) => p.stop()));
+    await w?.close();
+    await receiver.stop();
+  }, 120_000);
+
+  it('R-RH-DEFER: options are validated (problem+json, invalid_flow_option) and shown in the view', async () => {
+    const bad = [
+      { rateLimit: { perSecond: 0 } },
+      { rateLimit: { perSecond: 5, burst: 0.5 } },
+      { rateLimit: { perSecond: 1000 } },
+      { maxInFlight: 0 },
+      { maxInFlight: 2.5 },
+    ];
+    for (const b of bad) {
+      const r = await tenant.call('POST', '/v1/endpoints', { url: `${base}/bad`, ...b });
+      expect(r.status, JSON.stringify(b)).toBe(400);
+      expect(r.headers.get('content-type')).toContain('application/problem+json');
+      expect(((await r.json()) as { code: string }).code).toBe('invalid_flow_option');
+    }
+    const created = await tenant.call('POST', '/v1/endpoints', {
+      url: `${base}/view`,
+      rateLimit: { perSecond: 2, burst: 3 },
+      maxInFlight: 4,
+    });
+    expect(created.status).toBe(201);
+    const { endpoint } = (await created.json()) as { endpoint: { endpointId: string; config: Record<string, unknown> } };
+    expect(endpoint.config).toMatchObject({ rateLimit: { perSecond: 2, burst: 3 }, maxInFlight: 4 });
+    const patched = await tenant.call('PATCH', `/v1/endpoints/${endpoint.endpointId}`, { rateLimit: null, maxInFlight: 1 });
+    expect(patched.status).toBe(200);
+    const view = (await patched.json()) as { config: Record<string, unknown> };
+    expect(view.config.rateLimit).toBeUndefined();
+    expect(view.config.maxInFlight).toBe(1);
+    const read = (await (await tenant.call('GET', `/v1/endpoints/${endpoint.endpointId}`)).json()) as { config: Record<string, unknown> };
+    expect(read.config).toMatchObject({ maxInFlight: 1 });
+    const badPatch = await tenant.call('PATCH', `/v1/endpoints/${endpoint.endpointId}`, { rateLimit: { perSecond: -1 } });
+    expect(badPatch.status).toBe(400);
+    expect(((await badPatch.json()) as { code: string }).code).toBe('invalid_flow_option');
+  }, 60_000);
+
+  it('R-RH-DEFER: 100 deliveries to a 5/s endpoint: no second over 5 + burst, all within 20 s + a small bound, no attempt spent', async () => {
+    const run = Date.now();
+    const mk = async (path: string, type: string, extra: object) => {
+      const r = await tenant.call('POST', '/v1/endpoints', { url: `${base}${path}`, eventTypes: [type], ...extra });
+      expect(r.status).toBe(201);
+      return ((await r.json()) as { endpoint: { endpointId: string } }).endpoint.endpointId;
+    };
+    const limitedId = await mk('/limited', 'limited.event', { rateLimit: { perSecond: RATE, burst: BURST } });
+    const plainId = await mk('/plain', 'plain.event', {});
+    const publish = (type: string, i: number) =>
+      tenant.call('POST', '/v1/events', { id: `${type}_${i}_${run}`, type, payload: { i } });
+    const at = async (path: string) => (await receiver.requests()).filter((r) => r.path === path);
+
+    // Both workers warm (their first sends load code, open sockets) before the measured run.
+    for (let i = 0; i < 20; i += 10)
+      await Promise.all(Array.from({ length: 10 }, async (_, k) => expect((await publish('plain.event', 100 + i + k)).status).toBe(202)));
+    await expect.poll(async () => (await at('/plain')).length, { timeout: 60_000 }).toBe(20);
+
+    const started = Date.now();
+    for (let i = 0; i < EVENTS; i += 25)
+      await Promise.all(Array.from({ length: 25 }, async (_, k) => expect((await publish('limited.event', i + k)).status).toBe(202)));
+    await expect.poll(async () => (await at('/limited')).length, { timeout: 90_000, interval: 500 }).toBeGreaterThanOrEqual(EVENTS);
+    const limited = await at('/limited');
+    const ats = limited.map((r) => r.at);
+    const last = Math.max(...ats) - started;
+    const busiest = busiestSecond(ats);
+    console.log(`rate 5/s: ${ats.length} requests, busiest second ${busiest}, last after ${last} ms`);
+    if (busiest > RATE + BURST) {
+      // What the workers saw: when each attempt started (right after its permit) against arrival.
+      const rows = await Promise.all(
+        limited.map(async (r) => {
+          const st = await w.client.workflow.getHandle(r.deliveryId).query(deliveryStateQuery);
+          const sent = st.attempts.find((a) => a.kind === 'attempt');
+          return `${r.at - started} sent@${sent ? Date.parse(sent.startedAt) - started : '?'} rows ${st.attempts.length}`;
+        }),
+      );
+      console.log(rows.join('\n'));
+    }
+    expect(busiest).toBeLessThanOrEqual(RATE + BURST);
+    // (100 - burst) / 5 s is the least possible; a small bound on top.
+    expect(last).toBeLessThanOrEqual(((EVENTS - BURST) / RATE) * 1000 + 5_000);
+
+    const ids = [...new Set(limited.map((r) => r.deliveryId))];
+    expect(ids).toHaveLength(EVENTS);
+    const states = await Promise.all(ids.map((id) => w.client.workflow.getHandle(id).query(deliveryStateQuery)));
+    expect(states.filter((s) => s.status !== 'succeeded').map((s) => s.deliveryId)).toEqual([]);
+    // No attempt spent on a deferral: one attempt each, every deferral row `rate_limited`.
+    expect(states.filter((s) => s.attemptsInRound !== 1 || s.attempts.filter((a) => a.kind === 'attempt').length !== 1)).toEqual([]);
+    const deferrals = states.flatMap((s) => s.attempts.filter((a) => a.kind === 'deferral'));
+    expect(new Set(deferrals.map((a) => a.code))).toEqual(new Set(['rate_limited']));
+    // A reservation: a delivery is told its time once, then goes.
+    const perDelivery = states.map((s) => s.attempts.filter((a) => a.kind === 'deferral').length);
+    expect(Math.max(...perDelivery)).toBeLessThanOrEqual(2);
+
+    // Both workers sent.
+    expect((await workerIdentities(w.client, ids.slice(0, 40))).size).toBeGreaterThanOrEqual(2);
+
+    // Cost: the unlimited endpoint's workflow granted nothing (no update in its history); the
+    // limited one's counts are what a limited send costs.
+    expect((await historyCounts(w.client, plainId)).updates).toBe(0);
+    const lim = await historyCounts(w.client, limitedId);
+    console.log(
+      `limited endpoint history: ${lim.events} events, ${lim.updates} permit updates for ${EVENTS} sends ` +
+        `(${(lim.events / EVENTS).toFixed(1)} events a send); deliveries: ${deferrals.length} deferral rows`,
+    );
+  }, 240_000);
+});
