@@ -26,7 +26,10 @@ export interface ReopenClock {
  * life), Dong Tien 90 days from the event's creation whatever was replayed since
  * (R-DT-REPLAY: "events older than 90 days cannot be replayed"), Smengo never (no manual retry).
  */
-export function reopenDeadlineMs(offer: Pick<RecoveryOffer, 'openSeconds' | 'openFrom'>, at: ReopenClock): number {
+export function reopenDeadlineMs(
+  offer: Pick<RecoveryOffer, 'openSeconds' | 'openFrom'>,
+  at: ReopenClock,
+): number {
   const from = offer.openFrom === 'created' ? at.createdAtMs : at.roundEndedAtMs;
   return from + offer.openSeconds * 1000;
 }
@@ -46,7 +49,11 @@ export function mayReopen(preset: string | undefined, at: ReopenClock, nowMs: nu
  * same deadline, held by the workflow itself; 0 or less closes it. Runs started since then
  * close at once and are reopened as a new run (`mayReopen`).
  */
-export function openAfterRoundMs(policy: Pick<DeliveryPolicy, 'preset'>, createdAtMs: number, nowMs: number): number {
+export function openAfterRoundMs(
+  policy: Pick<DeliveryPolicy, 'preset'>,
+  createdAtMs: number,
+  nowMs: number,
+): number {
   return reopenDeadlineMs(RECOVERY[policy.preset], { createdAtMs, roundEndedAtMs: nowMs }) - nowMs;
 }
 

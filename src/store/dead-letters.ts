@@ -28,7 +28,12 @@ export interface DeadLetterStore {
    */
   retryDeadLetter(ref: DeliveryRef): Promise<DeadLetterRetry>;
   /** Ids of the tenant's dead letters of these presets that may be retried at `nowMs`, at most `cap`. */
-  retryableDeadLetters(tenantId: string, presets: readonly string[], cap: number, nowMs: number): Promise<string[]>;
+  retryableDeadLetters(
+    tenantId: string,
+    presets: readonly string[],
+    cap: number,
+    nowMs: number,
+  ): Promise<string[]>;
 }
 
 export function temporalDeadLetterStore(client: Client): DeadLetterStore {
@@ -36,14 +41,22 @@ export function temporalDeadLetterStore(client: Client): DeadLetterStore {
     ownedDelivery: async (tenantId, id) => (await ownedDelivery(client, tenantId, id))?.ref,
     async retryDeadLetter(ref) {
       if (!ref.running) {
-        const r = await reopenClosedDelivery(client, ref, { kind: 'dlq_retry' }, (s) => s.status === 'exhausted');
+        const r = await reopenClosedDelivery(
+          client,
+          ref,
+          { kind: 'dlq_retry' },
+          (s) => s.status === 'exhausted',
+        );
         if (r.ok) return r;
         return { ok: false, reason: r.reason === 'refused' ? 'not_a_dead_letter' : 'closed' };
       }
       // A run that closes at its round end and is still open is in its round: no dead letter.
       if (ref.closesAtRoundEnd) return { ok: false, reason: 'not_a_dead_letter' };
       try {
-        return { ok: true, state: await client.workflow.getHandle(ref.id).executeUpdate(retryDeadLetterUpdate) };
+        return {
+          ok: true,
+          state: await client.workflow.getHandle(ref.id).executeUpdate(retryDeadLetterUpdate),
+        };
       } catch (err) {
         if (updateFailureType(err) === NOT_A_DEAD_LETTER) return { ok: false, reason: 'not_a_dead_letter' };
         if (err instanceof WorkflowNotFoundError) return { ok: false, reason: 'closed' };
@@ -54,7 +67,12 @@ export function temporalDeadLetterStore(client: Client): DeadLetterStore {
       (
         await listAll(
           client,
-          deliveriesQuery(tenantId, statusIn(['exhausted']), or(RUNNING, CLOSES_AT_ROUND_END), presetIn(presets)),
+          deliveriesQuery(
+            tenantId,
+            statusIn(['exhausted']),
+            or(RUNNING, CLOSES_AT_ROUND_END),
+            presetIn(presets),
+          ),
           cap,
         )
       )

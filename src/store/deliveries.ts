@@ -146,7 +146,8 @@ export async function latestRunsOnly(client: Client, rows: DeliveryRef[]): Promi
     for await (const wf of client.workflow.list({ query, pageSize: 1000 })) {
       const seen = latest.get(wf.workflowId);
       const run = { runId: wf.runId, startMs: wf.startTime.getTime(), running: wf.status.name === 'RUNNING' };
-      if (!seen || run.running || (!seen.running && run.startMs > seen.startMs)) latest.set(wf.workflowId, run);
+      if (!seen || run.running || (!seen.running && run.startMs > seen.startMs))
+        latest.set(wf.workflowId, run);
     }
   }
   const kept = new Set<string>();
@@ -171,7 +172,13 @@ export const newestDeliveries = (
   limit: number,
   bounds: { since?: Date; until?: Date } = {},
 ): Promise<DeliveryRef[]> =>
-  newestFirst((q, cap) => listRows(client, q, cap), query, limit, bounds, (rows) => latestRunsOnly(client, rows));
+  newestFirst(
+    (q, cap) => listRows(client, q, cap),
+    query,
+    limit,
+    bounds,
+    (rows) => latestRunsOnly(client, rows),
+  );
 
 /**
  * The delivery if it is the tenant's (Svix's secure_find_by_id): another tenant's delivery

@@ -24,7 +24,11 @@ const GRPC_NOT_FOUND = 5;
  * event (not the whole history), decoded with the client's codec. No worker is asked, so it
  * answers for a closed delivery too. Undefined when Temporal no longer has the workflow.
  */
-export async function startInputOf<T>(client: Client, workflowId: string, runId?: string): Promise<T | undefined> {
+export async function startInputOf<T>(
+  client: Client,
+  workflowId: string,
+  runId?: string,
+): Promise<T | undefined> {
   let page;
   try {
     page = await client.workflowService.getWorkflowExecutionHistory({
@@ -57,7 +61,8 @@ export async function closedState(
     page = await client.workflowService.getWorkflowExecutionHistory({
       namespace: client.options.namespace,
       execution: { workflowId, ...(runId ? { runId } : {}) },
-      historyEventFilterType: proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
+      historyEventFilterType:
+        proto.temporal.api.enums.v1.HistoryEventFilterType.HISTORY_EVENT_FILTER_TYPE_CLOSE_EVENT,
       waitNewEvent: false,
     });
   } catch (err) {
@@ -91,7 +96,12 @@ export async function eventFromDeliveries(
   tenantId: string,
   eventId: string,
 ): Promise<Omit<EventRecord, 'skipped'> | undefined> {
-  const query = and(ofType(DELIVERY_WORKFLOW), eq(SA_TENANT, tenantId), eq(SA_EVENT_ID, eventId), NOT_CONTINUED);
+  const query = and(
+    ofType(DELIVERY_WORKFLOW),
+    eq(SA_TENANT, tenantId),
+    eq(SA_EVENT_ID, eventId),
+    NOT_CONTINUED,
+  );
   const deliveries: Array<{ id: string; endpointId: string }> = [];
   const seen = new Set<string>();
   for await (const wf of client.workflow.list({ query, pageSize: 100 })) {

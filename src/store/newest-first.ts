@@ -38,7 +38,7 @@ export async function newestFirst<R extends Started>(
     if (rows.length < limit && !last) continue;
     rows.sort(newestFirstOrder);
     const out: R[] = [];
-    for (let i = 0; out.length < limit && i < rows.length; ) {
+    for (let i = 0; out.length < limit && i < rows.length;) {
       const chunk = rows.slice(i, i + (limit - out.length));
       i += chunk.length;
       out.push(...(await keep(chunk)));

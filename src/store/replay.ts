@@ -64,7 +64,9 @@ export async function replayDeliveryRun(
   try {
     return {
       ok: true,
-      state: await client.workflow.getHandle(ref.id).executeUpdate(replayDeliveryUpdate, { args: [{ mode }] }),
+      state: await client.workflow
+        .getHandle(ref.id)
+        .executeUpdate(replayDeliveryUpdate, { args: [{ mode }] }),
     };
   } catch (err) {
     if (updateFailureType(err) === DELIVERY_IN_PROGRESS) return { ok: false, reason: 'in_progress' };

@@ -4,7 +4,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { SearchAttributeType } from '@temporalio/common';
 import { HERALD_SEARCH_ATTRIBUTES } from '../shared/search-attributes.js';
 
-const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_DATETIME } = proto.temporal.api.enums.v1.IndexedValueType;
+const { INDEXED_VALUE_TYPE_KEYWORD, INDEXED_VALUE_TYPE_DATETIME } =
+  proto.temporal.api.enums.v1.IndexedValueType;
 
 /** Each Herald search attribute with its indexed type, as the operator service takes them. */
 export function heraldSearchAttributeTypes(): Record<string, proto.temporal.api.enums.v1.IndexedValueType> {
@@ -51,7 +52,9 @@ export async function registerMissingSearchAttributes(
     searchAttributes: Object.fromEntries(missing.map((n) => [n, types[n]!])),
   });
   const probe = missing
-    .map((n) => (types[n] === INDEXED_VALUE_TYPE_DATETIME ? `${n} = '2000-01-01T00:00:00Z'` : `${n} = 'probe'`))
+    .map((n) =>
+      types[n] === INDEXED_VALUE_TYPE_DATETIME ? `${n} = '2000-01-01T00:00:00Z'` : `${n} = 'probe'`,
+    )
     .join(' AND ');
   const deadline = Date.now() + (opts.timeoutMs ?? 90_000);
   for (;;) {

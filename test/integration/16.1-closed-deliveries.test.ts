@@ -49,7 +49,12 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
   const endpoint = async (t: TenantSession, path: string, preset: string, policy?: object) =>
     (
       await json<{ endpoint: { endpointId: string } }>(
-        t.call('POST', '/v1/endpoints', { url: `${base}${path}`, preset, eventTypes: ['order.*'], ...(policy ? { policy } : {}) }),
+        t.call('POST', '/v1/endpoints', {
+          url: `${base}${path}`,
+          preset,
+          eventTypes: ['order.*'],
+          ...(policy ? { policy } : {}),
+        }),
         201,
       )
     ).endpoint.endpointId;
@@ -103,7 +108,9 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     const d = await get(t, id);
     expect(d).toMatchObject({ id, status: 'succeeded', attemptCount: 1, round: 1 });
     expect(JSON.parse(d.body!)).toMatchObject({ data: { n: 'read' } });
-    await expect.poll(async () => (await rows(t, 'status=succeeded')).map((r) => r.id), { timeout: 15_000 }).toEqual([id]);
+    await expect
+      .poll(async () => (await rows(t, 'status=succeeded')).map((r) => r.id), { timeout: 15_000 })
+      .toEqual([id]);
     expect(await rows(t, 'status=pending')).toEqual([]);
     expect((await rows(t, '')).map((r) => [r.id, r.status])).toEqual([[id, 'succeeded']]);
 
@@ -121,7 +128,10 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
       workflowExecution: { workflowId: eventWorkflowId(t.tenantId, eventId) },
     });
     await expect
-      .poll(async () => (await t.call('GET', `/v1/events/${eventId}`)).status, { timeout: 30_000, interval: 500 })
+      .poll(async () => (await t.call('GET', `/v1/events/${eventId}`)).status, {
+        timeout: 30_000,
+        interval: 500,
+      })
       .toBe(200);
     const ev = await json<{ payload: unknown; deliveries: Array<{ id: string }> }>(
       t.call('GET', `/v1/events/${eventId}`),
@@ -139,14 +149,23 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     await closed(id);
     expect((await get(t, id)).status).toBe('exhausted');
     const deadLetters = async () =>
-      (await json<{ data: Array<{ id: string; retryable: boolean }> }>(t.call('GET', '/v1/dead-letters'), 200)).data;
-    await expect.poll(deadLetters, { timeout: 15_000 }).toEqual([expect.objectContaining({ id, retryable: true })]);
+      (
+        await json<{ data: Array<{ id: string; retryable: boolean }> }>(
+          t.call('GET', '/v1/dead-letters'),
+          200,
+        )
+      ).data;
+    await expect
+      .poll(deadLetters, { timeout: 15_000 })
+      .toEqual([expect.objectContaining({ id, retryable: true })]);
     expect((await rows(t, 'status=exhausted')).map((r) => r.id)).toEqual([id]);
 
     statusFor.set('/dlq', 200);
     const retried = await json<Delivery>(t.call('POST', `/v1/dead-letters/${id}/retry`), 202);
     expect(retried).toMatchObject({ id, status: 'pending', attemptBudget: 4 });
-    await expect.poll(async () => (await get(t, id)).status, { timeout: 60_000, interval: 300 }).toBe('succeeded');
+    await expect
+      .poll(async () => (await get(t, id)).status, { timeout: 60_000, interval: 300 })
+      .toBe('succeeded');
     await closed(id);
 
     const d = await get(t, id);
@@ -161,7 +180,9 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     expect(sent[1]!.headers['webhook-id']).toBe(sent[0]!.headers['webhook-id']);
     // The first run's row (exhausted) no longer stands for the delivery.
     await expect.poll(deadLetters, { timeout: 15_000 }).toEqual([]);
-    await expect.poll(async () => (await rows(t, 'status=exhausted')).map((r) => r.id), { timeout: 15_000 }).toEqual([]);
+    await expect
+      .poll(async () => (await rows(t, 'status=exhausted')).map((r) => r.id), { timeout: 15_000 })
+      .toEqual([]);
     expect((await rows(t, '')).map((r) => [r.id, r.status])).toEqual([[id, 'succeeded']]);
   });
 
@@ -207,7 +228,9 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     const epId = (await get(bt, bd.id)).endpointId;
     const r = await bt.call('POST', '/v1/replay/window', { endpointId: epId });
     expect(r.status).toBe(202);
-    await expect.poll(async () => (await get(bt, bd.id)).status, { timeout: 60_000, interval: 500 }).toBe('succeeded');
+    await expect
+      .poll(async () => (await get(bt, bd.id)).status, { timeout: 60_000, interval: 500 })
+      .toBe('succeeded');
     const bird = await get(bt, bd.id);
     expect(bird.attempts[0]).toMatchObject({ round: 2, replay: true });
     expect(sentTo('/bird')).toHaveLength(2);
@@ -254,7 +277,9 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     await closed(newer.id);
     const before = (await get(t, older.id)).createdAt;
     await json<Delivery>(t.call('POST', `/v1/dead-letters/${older.id}/retry`), 202);
-    await expect.poll(async () => (await get(t, older.id)).status, { timeout: 60_000, interval: 300 }).toBe('succeeded');
+    await expect
+      .poll(async () => (await get(t, older.id)).status, { timeout: 60_000, interval: 300 })
+      .toBe('succeeded');
     expect((await get(t, older.id)).createdAt).toBe(before);
     await expect
       .poll(async () => (await rows(t, '')).map((r) => [r.id, r.createdAt]), { timeout: 15_000 })

@@ -64,7 +64,12 @@ export function deadLettersRouter(deps: RouterDeps) {
   });
 
   app.openapi(routes.retryMany, async (c) => {
-    const { retried, failed } = await retryDeadLetters(store, c.get('tenantId'), c.req.valid('json'), clock());
+    const { retried, failed } = await retryDeadLetters(
+      store,
+      c.get('tenantId'),
+      c.req.valid('json'),
+      clock(),
+    );
     return c.json({ retried, failed }, 202);
   });
 

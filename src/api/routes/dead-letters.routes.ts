@@ -12,7 +12,10 @@ const deadLetterSchema = z
     createdAt: z.string(),
     attemptCount: z.number(),
     lastError: z.string().nullable(),
-    /** False once the delivery's replay window closed (Smengo closes at once). */
+    /**
+     * False once the delivery's retry window closed (issue 16: 30 days from the end of its
+     * round, Dong Tien 90 days from the event; Smengo never offers a retry).
+     */
     retryable: z.boolean(),
   })
   .openapi('DeadLetter');

@@ -55,7 +55,9 @@ export const replayOne = createRoute({
     409: problemResponse(
       'Pending or in flight; or its preset replays by window only (`delivery_replay_not_offered`) or not at all',
     ),
-    410: problemResponse('Older than the replay window'),
+    410: problemResponse(
+      "Past its preset's replay window (`replay_window_expired`: 90 days from the event, or 30 days from the end of its round)",
+    ),
     429: problemResponse('Replay quota or rate limit'),
   },
 });

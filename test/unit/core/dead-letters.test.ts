@@ -41,7 +41,11 @@ class FakeDeadLetterStore implements DeadLetterStore {
       // a run started before issue 16 that closed had its window.
       ...(o.closedAgoMs !== undefined
         ? { running: false, closesAtRoundEnd: true, closedAtMs: NOW - o.closedAgoMs }
-        : { running: o.open ?? true, closesAtRoundEnd: false, ...(o.open === false ? { closedAtMs: 0 } : {}) }),
+        : {
+            running: o.open ?? true,
+            closesAtRoundEnd: false,
+            ...(o.open === false ? { closedAtMs: 0 } : {}),
+          }),
     });
     this.states.set(id, {
       deliveryId: id,
@@ -71,7 +75,10 @@ class FakeDeadLetterStore implements DeadLetterStore {
     return [...this.refs.values()]
       .filter(
         (r) =>
-          r.tenantId === tenantId && reopenable(r, nowMs) && r.status === 'exhausted' && presets.includes(r.preset!),
+          r.tenantId === tenantId &&
+          reopenable(r, nowMs) &&
+          r.status === 'exhausted' &&
+          presets.includes(r.preset!),
       )
       .map((r) => r.id)
       .slice(0, cap);
@@ -153,8 +160,13 @@ describe('core/dead-letters with a fake store', () => {
     const store = new FakeDeadLetterStore();
     store.add('dlv_29d', 'railhook', { closedAgoMs: 29 * DAY });
     store.add('dlv_31d', 'railhook', { closedAgoMs: 31 * DAY });
-    expect(await retryDeadLetter(store, T, 'dlv_29d', NOW)).toMatchObject({ status: 'pending', attemptBudget: 11 });
-    expect(await refusalOf(retryDeadLetter(store, T, 'dlv_31d', NOW))).toMatchObject({ code: 'not_retryable' });
+    expect(await retryDeadLetter(store, T, 'dlv_29d', NOW)).toMatchObject({
+      status: 'pending',
+      attemptBudget: 11,
+    });
+    expect(await refusalOf(retryDeadLetter(store, T, 'dlv_31d', NOW))).toMatchObject({
+      code: 'not_retryable',
+    });
     expect(store.retried).toEqual(['dlv_29d']);
     // Bulk {all: true} takes only the ones still in their window.
     const bulk = new FakeDeadLetterStore();

@@ -159,7 +159,12 @@ describe('core/replay with a fake store', () => {
     const store = new FakeReplayStore();
     store.states.set('dlv_c', state('dlv_c', 'succeeded'));
     // Created at 1000, round ended (the run closed) on day 80.
-    const closed = ref('dlv_c', 'dongtien', { status: 'succeeded', running: false, closesAtRoundEnd: true, closedAtMs: 1000 + 80 * DAY });
+    const closed = ref('dlv_c', 'dongtien', {
+      status: 'succeeded',
+      running: false,
+      closesAtRoundEnd: true,
+      closedAtMs: 1000 + 80 * DAY,
+    });
     expect(await replayDelivery(store, closed, 1000 + 89 * DAY)).toMatchObject({ round: 2 });
     const err = await replayDelivery(store, closed, 1000 + 90 * DAY + 1).catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: 'gone', code: 'replay_window_expired' });
@@ -183,10 +188,11 @@ describe('core/replay with a fake store', () => {
     expect(g.ready.map((x) => x.ref.id)).toEqual(['dlv_in']);
     const err = await replayDelivery(store, store.refs[1]!, now).catch((e: unknown) => e);
     expect(err).toMatchObject({ kind: 'gone', code: 'replay_window_expired' });
-    expect((err as { detail: string }).detail).toMatch(/30 days for replay, counted from the end of its latest round/);
+    expect((err as { detail: string }).detail).toMatch(
+      /30 days for replay, counted from the end of its latest round/,
+    );
     expect(await replayDelivery(store, store.refs[2]!, now).catch((e: unknown) => e)).toMatchObject({
       code: 'replay_window_expired',
     });
   });
 });
-
