@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { statusClause } from '../../src/store/visibility.js';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { startEndpoint } from '../../src/endpoints/start-endpoint.js';
 import { resolvePolicy, type PolicyOverrides, type PresetName } from '../../src/policy/policy.js';
@@ -59,7 +60,8 @@ export async function publishBound(
 export async function countDeliveries(client: Client, endpointId: string, status: string): Promise<number> {
   const r = await client.workflowService.countWorkflowExecutions({
     namespace: client.options.namespace,
-    query: `HeraldEndpoint = '${endpointId}' AND HeraldStatus = '${status}' AND WorkflowType = 'deliveryWorkflow'`,
+    // Issue 16: the status as the index shows it (a succeeded run is never upserted).
+    query: `HeraldEndpoint = '${endpointId}' AND ${statusClause(status)} AND WorkflowType = 'deliveryWorkflow'`,
   });
   return Number(r.count ?? 0);
 }
