@@ -4,6 +4,10 @@ import { leaseSecondsFor } from '../policy/presets.js';
 import type { AttemptRequest } from '../shared/delivery-types.js';
 import { acquirePermitUpdate, releasePermitSignal } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
+import { acquireTenantPermitUpdate } from '../shared/tenant-messages.js';
+import type { TenantView } from '../shared/tenant-types.js';
+
+type PermitUpdate = typeof acquirePermitUpdate | typeof acquireTenantPermitUpdate;
 
 /** What the send path does with a flow decision: send (and release after), or defer. */
 export type FlowDecision =
@@ -15,13 +19,15 @@ export interface FlowGate {
    * Issue 17: asks the endpoint workflow for a permit when the snapshot carries flow options.
    * An endpoint without them is never asked: no round trip, no history event.
    */
-  decide(req: AttemptRequest, snap: EndpointSnapshot): Promise<FlowDecision>;
+  decide(req: AttemptRequest, snap: EndpointSnapshot, tenant?: TenantView): Promise<FlowDecision>;
 }
 
 /** Tries of one permit update (the endpoint may be continuing as new, or busy). */
 const TRIES = 6;
 /** When the endpoint cannot be asked at all, the delivery looks again after this (no attempt spent). */
 export const PERMIT_UNAVAILABLE_RETRY_MS = 1_000;
+/** A granted turn this far in the past when its answer arrives is not used. */
+export const LATE_MS = 250;
 
 interface Waiting {
   request: { deliveryId: string; leaseMs: number };
@@ -42,35 +48,35 @@ class PermitBatcher {
     private readonly sleep: (ms: number) => Promise<unknown>,
   ) {}
 
-  ask(endpointId: string, request: Waiting['request']): Promise<Verdict | undefined> {
+  ask(workflowId: string, update: PermitUpdate, request: Waiting['request']): Promise<Verdict | undefined> {
     return new Promise((resolve) => {
-      const q = this.queues.get(endpointId);
+      const q = this.queues.get(workflowId);
       if (q) q.push({ request, resolve });
-      else this.queues.set(endpointId, [{ request, resolve }]);
-      if (!this.busy.has(endpointId)) void this.flush(endpointId);
+      else this.queues.set(workflowId, [{ request, resolve }]);
+      if (!this.busy.has(workflowId)) void this.flush(workflowId, update);
     });
   }
 
-  private async flush(endpointId: string): Promise<void> {
-    this.busy.add(endpointId);
+  private async flush(workflowId: string, update: PermitUpdate): Promise<void> {
+    this.busy.add(workflowId);
     try {
       for (;;) {
-        const batch = this.queues.get(endpointId);
+        const batch = this.queues.get(workflowId);
         if (!batch?.length) return;
-        this.queues.delete(endpointId);
-        const verdicts = await this.send(endpointId, batch.map((w) => w.request));
+        this.queues.delete(workflowId);
+        const verdicts = await this.send(workflowId, update, batch.map((w) => w.request));
         batch.forEach((w, i) => w.resolve(verdicts?.[i]));
       }
     } finally {
-      this.busy.delete(endpointId);
+      this.busy.delete(workflowId);
     }
   }
 
-  private async send(endpointId: string, requests: Waiting['request'][]): Promise<Verdict[] | undefined> {
-    const handle = this.client.workflow.getHandle(endpointId);
+  private async send(workflowId: string, update: PermitUpdate, requests: Waiting['request'][]): Promise<Verdict[] | undefined> {
+    const handle = this.client.workflow.getHandle(workflowId);
     for (let i = 0; i < TRIES; i++) {
       try {
-        return await handle.executeUpdate(acquirePermitUpdate, { args: [{ requests }] });
+        return await handle.executeUpdate(update, { args: [{ requests }] });
       } catch {
         await this.sleep(Math.round((50 << i) * (0.5 + Math.random())));
       }
@@ -82,11 +88,33 @@ class PermitBatcher {
 export function createFlowGate(client: Client, sleep = (ms: number) => new Promise((r) => setTimeout(r, ms))): FlowGate {
   const batcher = new PermitBatcher(client, sleep);
   return {
-    async decide(req, snap) {
-      const flow = snap.flow;
-      if (!flow || (!flow.rateLimit && flow.maxInFlight === undefined)) return { kind: 'send' };
+    async decide(req, snap, tenant) {
+      const flow = snap.flow ?? {};
       const leaseMs = leaseSecondsFor(req.preset, req.timeoutSeconds) * 1000;
-      const v = await batcher.ask(req.endpointId, { deliveryId: req.deliveryId, leaseMs });
+      const request = { deliveryId: req.deliveryId, leaseMs };
+      let sendAt: number | undefined;
+      // A turn whose time had passed when the answer came (a slow update): sending now would
+      // bunch it with the turns after it, so it asks again instead (no attempt spent).
+      const missed = (at: number | undefined) => at !== undefined && Date.now() - at > LATE_MS;
+      // The tenant's limit first: a send it defers holds no slot of the endpoint.
+      if (tenant?.rateLimit) {
+        const t = await batcher.ask(req.tenantId, acquireTenantPermitUpdate, request);
+        if (!t) return { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: PERMIT_UNAVAILABLE_RETRY_MS } };
+        if (!t.granted) return { kind: 'defer', deferral: { code: t.code, retryInMs: t.retryInMs } };
+        if (missed(t.sendAt)) return { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: 1 } };
+        sendAt = t.sendAt;
+      }
+      const waitForTurn = async (at: number | undefined) => {
+        const wait = (at ?? 0) - Date.now();
+        if (wait > 0) await sleep(Math.min(wait, HOLD_MS));
+      };
+      const late = { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: 1 } } as const;
+      if (!flow.rateLimit && flow.maxInFlight === undefined) {
+        await waitForTurn(sendAt);
+        // A timer that fired late (this process was busy) would bunch its send with later turns.
+        return missed(sendAt) ? late : { kind: 'send' };
+      }
+      const v = await batcher.ask(req.endpointId, acquirePermitUpdate, request);
       if (!v)
         return {
           kind: 'defer',
@@ -96,19 +124,21 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
           },
         };
       if (!v.granted) return { kind: 'defer', deferral: { code: v.code, retryInMs: v.retryInMs } };
+      if (missed(v.sendAt) && flow.maxInFlight === undefined)
+        return { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: 1 } };
       // The send's own time in the endpoint's schedule (at most HOLD_MS away): waited here, so
       // the spacing does not depend on how long the delivery's round trips take.
-      if (v.sendAt !== undefined) {
-        const wait = v.sendAt - Date.now();
-        if (wait > 0) await sleep(Math.min(wait, HOLD_MS));
+      const turn = Math.max(v.sendAt ?? 0, sendAt ?? 0) || undefined;
+      await waitForTurn(turn);
+      const handle = client.workflow.getHandle(req.endpointId);
+      // A lost release is covered by the lease; it never fails the send.
+      const release = () => void handle.signal(releasePermitSignal, { deliveryId: req.deliveryId }).catch(() => undefined);
+      if (missed(turn)) {
+        if (flow.maxInFlight !== undefined) release();
+        return late;
       }
       if (flow.maxInFlight === undefined) return { kind: 'send' };
-      const handle = client.workflow.getHandle(req.endpointId);
-      return {
-        kind: 'send',
-        // A lost release is covered by the lease; it never fails the send.
-        release: () => void handle.signal(releasePermitSignal, { deliveryId: req.deliveryId }).catch(() => undefined),
-      };
+      return { kind: 'send', release };
     },
   };
 }

@@ -117,7 +117,10 @@ export function createActivities(deps: ActivityDeps) {
     const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
     if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
     if (decision.kind === 'drop') return { ...base, drop: { code: decision.code, endAs: decision.endAs } };
-    const flow = snap.flow && deps.flowGate ? await deps.flowGate.decide(req, snap) : undefined;
+    // Issue 17: the tenant is already cached (the subscription gate read it): no extra round trip.
+    const tenant = deps.flowGate && tenants ? await tenants.get(req.tenantId) : undefined;
+    const flow =
+      deps.flowGate && (snap.flow || tenant?.rateLimit) ? await deps.flowGate.decide(req, snap, tenant) : undefined;
     if (flow?.kind === 'defer') return { ...base, deferral: flow.deferral };
     const releaseFlow = flow?.kind === 'send' ? flow.release : undefined;
     // Issue 17: over its share of this worker's slots, the endpoint's send waits (no attempt

@@ -98,7 +98,7 @@ export function takeToken(s: FlowState, r: RateLimit, deliveryId: string, now: n
   return { granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.max(1, Math.floor(sendAt - now - EARLY_MS)) };
 }
 
-function forgetOld(s: FlowState, now: number) {
+export function forgetOld(s: FlowState, now: number) {
   for (const [id, at] of Object.entries(s.reservations))
     if (at + RESERVATION_FORGET_MS < now) delete s.reservations[id];
 }

@@ -1,5 +1,6 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { ApiKeyRecord, ReplayAdmission, ReplayKind, TenantView } from './tenant-types.js';
+import type { RateLimit, Verdict } from '../flow/limiter.js';
 
 export const tenantViewQuery = defineQuery<TenantView>('tenantView');
 /** Active key hashes, for the API's authentication cache. */
@@ -14,3 +15,11 @@ export const setSubscriptionUpdate = defineUpdate<TenantView, [{ active: boolean
  * requests per minute), counted where they cannot be lost or double-spent.
  */
 export const admitReplayUpdate = defineUpdate<ReplayAdmission, [{ kind: ReplayKind }]>('admitReplay');
+
+/** Issue 17: the operator sets (or, with null, removes) the tenant's rate limit. */
+export const setTenantRateLimitUpdate = defineUpdate<TenantView, [{ rateLimit: RateLimit | null }]>('setTenantRateLimit');
+/** Issue 17: sends of a rate-limited tenant ask here, batched per worker like endpoint permits. */
+export const acquireTenantPermitUpdate = defineUpdate<
+  Verdict[],
+  [{ requests: Array<{ deliveryId: string; leaseMs: number }> }]
+>('acquireTenantPermit');

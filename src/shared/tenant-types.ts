@@ -1,3 +1,5 @@
+import type { FlowState, RateLimit } from '../flow/limiter.js';
+
 export interface ApiKeyRecord {
   keyId: string;
   /** sha256 of the secret part, hex; the key itself is shown once and never stored. */
@@ -21,6 +23,9 @@ export interface TenantCarried {
   name: string;
   replayDay?: { day: number; used: number };
   replayMinute?: { minute: number; used: number };
+  /** Issue 17: the operator's limit on all of the tenant's sends, and its schedule. */
+  rateLimit?: RateLimit;
+  flow?: FlowState;
 }
 
 export interface TenantView {
@@ -30,6 +35,8 @@ export interface TenantView {
   subscriptionActive: boolean;
   createdAt: number;
   apiKeys: Array<Omit<ApiKeyRecord, 'hash'>>;
+  /** Issue 17: set by the operator (PUT /v1/admin/tenants/{id}/rate-limit); absent = none. */
+  rateLimit?: RateLimit;
 }
 
 export type ReplayKind = 'window' | 'request';

@@ -13,11 +13,14 @@ import {
   secondsUntilNextUtcDay,
   utcDay,
 } from '../policy/replay-quota.js';
+import { emptyFlow, forgetOld, takeToken } from '../flow/limiter.js';
 import {
+  acquireTenantPermitUpdate,
   addApiKeyUpdate,
   admitReplayUpdate,
   revokeApiKeyUpdate,
   setSubscriptionUpdate,
+  setTenantRateLimitUpdate,
   tenantKeysQuery,
   tenantViewQuery,
 } from '../shared/tenant-messages.js';
@@ -48,7 +51,10 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
     subscriptionActive: s.subscriptionActive,
     createdAt: input.createdAt,
     apiKeys: s.apiKeys.map(({ hash: _hash, ...meta }) => meta),
+    ...(s.rateLimit ? { rateLimit: s.rateLimit } : {}),
   });
+  // Issue 17: Temporal refuses updates past 2,000 per run; permits roll over well before.
+  let permitsThisRun = 0;
 
   setHandler(tenantViewQuery, view);
   setHandler(tenantKeysQuery, () =>
@@ -66,6 +72,19 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
     if (active && !s.subscriptionActive) wakePending = true;
     s.subscriptionActive = active;
     return view();
+  });
+  setHandler(setTenantRateLimitUpdate, ({ rateLimit }) => {
+    if (rateLimit) s.rateLimit = rateLimit;
+    else delete s.rateLimit;
+    return view();
+  });
+  setHandler(acquireTenantPermitUpdate, ({ requests }) => {
+    permitsThisRun++;
+    const limit = s.rateLimit;
+    if (!limit) return requests.map(() => ({ granted: true as const }));
+    const flow = (s.flow ??= emptyFlow());
+    forgetOld(flow, Date.now());
+    return requests.map((r) => takeToken(flow, limit, r.deliveryId, Date.now()));
   });
   setHandler(admitReplayUpdate, ({ kind }) => {
     const now = Date.now();
@@ -93,7 +112,9 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
   });
 
   const mustRollOver = () =>
-    workflowInfo().continueAsNewSuggested || workflowInfo().historyLength > MAX_HISTORY_EVENTS;
+    workflowInfo().continueAsNewSuggested ||
+    workflowInfo().historyLength > MAX_HISTORY_EVENTS ||
+    permitsThisRun > 1_200;
   for (;;) {
     await condition(() => wakePending || mustRollOver());
     if (wakePending) {

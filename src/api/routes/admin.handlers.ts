@@ -8,6 +8,7 @@ import {
   addApiKeyUpdate,
   revokeApiKeyUpdate,
   setSubscriptionUpdate,
+  setTenantRateLimitUpdate,
   tenantViewQuery,
 } from '../../shared/tenant-messages.js';
 import type { TenantInput, TenantView } from '../../shared/tenant-types.js';
@@ -91,6 +92,15 @@ export function adminRouter({ client, config, directory }: AdminDeps) {
     return c.json(view, 200);
   };
 
+  const setTenantRateLimit: RouteHandler<typeof routes.setTenantRateLimit> = async (c) => {
+    const { tenantId } = c.req.valid('param');
+    await existingTenant(client, tenantId);
+    const t = await client.workflow
+      .getHandle(tenantId)
+      .executeUpdate(setTenantRateLimitUpdate, { args: [{ rateLimit: c.req.valid('json').rateLimit }] });
+    return c.json(t, 200);
+  };
+
   const setSubscription: RouteHandler<typeof routes.setSubscription> = async (c) => {
     const { tenantId } = c.req.valid('param');
     await existingTenant(client, tenantId);
@@ -105,5 +115,6 @@ export function adminRouter({ client, config, directory }: AdminDeps) {
   app.openapi(routes.issueKey, issueKey);
   app.openapi(routes.revokeKey, revokeKey);
   app.openapi(routes.setSubscription, setSubscription);
+  app.openapi(routes.setTenantRateLimit, setTenantRateLimit);
   return app;
 }

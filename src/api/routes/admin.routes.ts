@@ -1,6 +1,7 @@
 import { createRoute, z } from '@hono/zod-openapi';
 import type { TenantView } from '../../shared/tenant-types.js';
 import { problemResponse } from '../openapi.js';
+import { rateLimitSchema } from '../flow-schemas.js';
 
 // Operator routes (HERALD_OPERATOR_KEY): tenants and their API keys.
 
@@ -14,6 +15,7 @@ export const tenantViewSchema = z
     apiKeys: z.array(
       z.object({ keyId: z.string(), createdAt: z.number(), revokedAt: z.number().optional() }),
     ),
+    rateLimit: z.object({ perSecond: z.number(), burst: z.number().optional() }).optional(),
   })
   .openapi('Tenant') satisfies z.ZodType<TenantView>;
 
@@ -102,6 +104,29 @@ export const setSubscription = createRoute({
   },
   responses: {
     200: { description: 'Updated', content: { 'application/json': { schema: tenantViewSchema } } },
+    404: problemResponse('No such tenant'),
+    503: unavailable,
+  },
+});
+
+// Issue 17: the operator's limit on all of a tenant's sends, across its endpoints and workers.
+export const setTenantRateLimit = createRoute({
+  method: 'put',
+  path: '/tenants/{tenantId}/rate-limit',
+  summary: "Set (or with null remove) the tenant's rate limit over all its endpoints (R-RH-DEFER)",
+  description:
+    'Every send of the tenant takes its turn in one schedule kept by the tenant workflow: a send over the ' +
+    'limit is deferred (`rate_limited`, no attempt spent) and goes out when its turn comes.',
+  request: {
+    params: tenantParam,
+    body: {
+      content: { 'application/json': { schema: z.strictObject({ rateLimit: rateLimitSchema.nullable() }) } },
+      required: true,
+    },
+  },
+  responses: {
+    200: { description: 'Updated', content: { 'application/json': { schema: tenantViewSchema } } },
+    400: problemResponse('invalid_flow_option'),
     404: problemResponse('No such tenant'),
     503: unavailable,
   },
