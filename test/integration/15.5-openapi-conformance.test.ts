@@ -137,6 +137,12 @@ describe('15.5 every documented response matches the OpenAPI document (dev serve
     };
     expect(revoked.apiKeys.some((k) => typeof k.revokedAt === 'number')).toBe(true);
     await admin('PUT', `/v1/admin/tenants/${tenantId}/subscription`, 200, { active: true });
+    // Issue 17: the tenant's rate limit, set (shown in the view) and removed.
+    const limited = (await admin('PUT', `/v1/admin/tenants/${tenantId}/rate-limit`, 200, {
+      rateLimit: { perSecond: 5, burst: 2 },
+    })) as { rateLimit?: Json };
+    expect(limited.rateLimit).toEqual({ perSecond: 5, burst: 2 });
+    await admin('PUT', `/v1/admin/tenants/${tenantId}/rate-limit`, 200, { rateLimit: null });
     t = await newTenant(app, 'Conformance Tenant');
   });
 
