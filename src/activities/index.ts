@@ -60,6 +60,8 @@ export function createActivities(deps: ActivityDeps) {
 
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
     if (!req.inline) return sendOnce(req);
+    // R-CRASH: the task before this one may have sent it; the workflow logs a lost lease.
+    if (req.firstTaskRepeated) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineLost: true };
     // Issue 16: an inline first attempt holds a workflow-task slot while it runs; past this
     // worker's inline slots (or its endpoint's part of them) it goes out as the activity.
     const inline = deps.inlineSlots;

@@ -81,6 +81,8 @@ function deliveryInterceptors(kind: DeliveryRef['kind']): WorkflowInterceptors {
     watching(() => {
       // No inline slot was free: not an attempt, the activity sends it.
       if (result.inlineDeclined) return;
+      // A repeated first task: the attempt before it was lost with its worker (R-CRASH).
+      if (result.inlineLost) return heraldMetrics.attempt({ ...known, preset: req.preset }, 'worker_error', undefined, undefined);
       const c = classifyAttempt(result);
       if (c.outcome === 'failed') failed = c;
       else heraldMetrics.attempt(known, c.outcome, c.reason, c.latencySeconds);

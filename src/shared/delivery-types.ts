@@ -187,6 +187,12 @@ export interface SendResult {
    * InlineSlots): nothing was done, not an attempt; the workflow sends it as the activity.
    */
   inlineDeclined?: true;
+  /**
+   * Issue 16 (R-CRASH): the inline first attempt of a first workflow task that is a repeat
+   * (`AttemptRequest.firstTaskRepeated`): nothing was sent; the attempt of the task before
+   * it may have been, so the workflow logs a lost lease and repeats it as the activity.
+   */
+  inlineLost?: true;
 }
 
 /**
@@ -228,6 +234,12 @@ export interface AttemptRequest {
   scheduledAt: number;
   /** Issue 16: the first attempt, run inside the first workflow task (a local activity). */
   inline?: true;
+  /**
+   * Issue 16: this first workflow task is a repeat (the one before it timed out or failed).
+   * The local activity is still scheduled, so the task's commands are the same whatever the
+   * workflow reads on a replay; it sends nothing and answers `inlineLost`.
+   */
+  firstTaskRepeated?: true;
 }
 
 /** One HTTP request, once Herald knows where to send and with which secrets. */

@@ -224,12 +224,6 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     wokenWhileSending = false;
     const inline = firstSend;
     firstSend = false;
-    if (inline && repeatedFirstTask) {
-      // The lost inline attempt is logged as a lost lease, spending none (from the run's
-      // start, when it went out, to now); it is repeated as the activity, with its lease.
-      sending = false;
-      return { kind: 'worker_error', lease: true };
-    }
     try {
       const req = {
         deliveryId: input.deliveryId,
@@ -246,7 +240,14 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         freshRead: fresh || undefined,
         scheduledAt: Date.now(),
       };
-      let result = inline ? await sendInline({ ...req, inline: true }) : undefined;
+      // The first task's command is the local activity even when the task is a repeat, so
+      // a replay issues the same commands whatever it reads; the recorded result decides.
+      let result = inline
+        ? await sendInline({ ...req, inline: true, ...(repeatedFirstTask ? { firstTaskRepeated: true as const } : {}) })
+        : undefined;
+      // The lost inline attempt is logged as a lost lease, spending none (from the run's
+      // start, when it went out, to now); it is repeated as the activity, with its lease.
+      if (result?.inlineLost) return { kind: 'worker_error', lease: true };
       // No inline slot free on that worker: the same attempt as the activity, nothing spent.
       if (result === undefined || result.inlineDeclined) result = await sendAttempt(req);
       return readSendResult(result);

@@ -159,8 +159,9 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
         'WORKFLOW_TASK_STARTED',
         'WORKFLOW_TASK_TIMED_OUT',
       ]);
-      // The repeat is the regular activity (its lease), not a second inline attempt.
-      expect(events.filter((e) => e === 'MARKER_RECORDED')).toHaveLength(0);
+      // The repeated first task still schedules the local activity (so a replay issues the same
+      // commands whatever it reads), which sends nothing; the repeat is the regular activity.
+      expect(events.filter((e) => e === 'MARKER_RECORDED')).toHaveLength(1);
       expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
     } finally {
       await close();
