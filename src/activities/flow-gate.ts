@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
 import { CONCURRENCY_DEFERRAL_CODE, HOLD_MS, RATE_DEFERRAL_CODE, type Verdict } from '../flow/limiter.js';
 import { leaseSecondsFor } from '../policy/presets.js';
 import type { AttemptRequest } from '../shared/delivery-types.js';
@@ -30,7 +31,7 @@ export const PERMIT_UNAVAILABLE_RETRY_MS = 1_000;
 export const LATE_MS = 250;
 
 interface Waiting {
-  request: { deliveryId: string; leaseMs: number };
+  request: { deliveryId: string; leaseMs: number; holder?: string };
   resolve(v: Verdict | undefined): void;
 }
 
@@ -91,7 +92,9 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
     async decide(req, snap, tenant) {
       const flow = snap.flow ?? {};
       const leaseMs = leaseSecondsFor(req.preset, req.timeoutSeconds) * 1000;
-      const request = { deliveryId: req.deliveryId, leaseMs };
+      // This send's own name for its lease (a repeat of the same delivery is another send).
+      const holder = flow.maxInFlight !== undefined ? randomUUID().slice(0, 8) : undefined;
+      const request = { deliveryId: req.deliveryId, leaseMs, ...(holder ? { holder } : {}) };
       let sendAt: number | undefined;
       // A turn whose time had passed when the answer came (a slow update): sending now would
       // bunch it with the turns after it, so it asks again instead (no attempt spent).
@@ -132,7 +135,7 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
       await waitForTurn(turn);
       const handle = client.workflow.getHandle(req.endpointId);
       // A lost release is covered by the lease; it never fails the send.
-      const release = () => void handle.signal(releasePermitSignal, { deliveryId: req.deliveryId }).catch(() => undefined);
+      const release = () => void handle.signal(releasePermitSignal, { deliveryId: req.deliveryId, holder }).catch(() => undefined);
       if (missed(turn)) {
         if (flow.maxInFlight !== undefined) release();
         return late;

@@ -140,13 +140,16 @@ export function nextExpiry(s: FlowState): number | undefined {
 export function acquire(
   s: FlowState,
   o: FlowOptions,
-  req: { deliveryId: string; leaseMs: number },
+  req: { deliveryId: string; leaseMs: number; holder?: string },
   now: number,
 ): { verdict: Verdict; wake: string[] } {
   forgetOld(s, now);
   const wake = expireLeases(s, o, now);
   const id = req.deliveryId;
-  if (o.maxInFlight !== undefined && s.leases[id] === undefined) {
+  // A lease is held by one send (`holder`), so a second send of the same delivery (its first
+  // one's worker stalled, and the attempt was repeated) waits for a slot of its own.
+  const holder = leaseKey(id, req.holder);
+  if (o.maxInFlight !== undefined && s.leases[id] === undefined && s.leases[holder] === undefined) {
     if (Object.keys(s.leases).length >= o.maxInFlight || s.waiters.some((w) => w !== id)) {
       if (!s.waiters.includes(id)) s.waiters.push(id);
       // The wake ends the wait; this bounds a lost one: the time the oldest slot must free.
@@ -166,13 +169,20 @@ export function acquire(
   }
   if (o.maxInFlight !== undefined) {
     s.waiters = s.waiters.filter((w) => w !== id);
-    s.leases[id] = (sendAt ?? now) + req.leaseMs;
+    // The slot promised to the delivery becomes this send's lease.
+    if (holder !== id) delete s.leases[id];
+    s.leases[holder] = (sendAt ?? now) + req.leaseMs;
   }
   return { verdict: sendAt !== undefined ? { granted: true, sendAt } : { granted: true }, wake };
 }
 
-/** The send of `deliveryId` ended: its slot goes to the oldest waiter, who is returned to wake. */
-export function release(s: FlowState, o: FlowOptions, deliveryId: string, now: number): string[] {
-  delete s.leases[deliveryId];
+/** The key of a send's lease: a promise to a woken waiter is keyed by the delivery alone. */
+export function leaseKey(deliveryId: string, holder?: string): string {
+  return holder ? `${deliveryId}#${holder}` : deliveryId;
+}
+
+/** The send of `deliveryId` (`holder`) ended: its slot goes to the oldest waiter, who is returned to wake. */
+export function release(s: FlowState, o: FlowOptions, deliveryId: string, now: number, holder?: string): string[] {
+  delete s.leases[leaseKey(deliveryId, holder)];
   return expireLeases(s, o, now);
 }

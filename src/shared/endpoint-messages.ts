@@ -38,7 +38,7 @@ export const verifyEndpointUpdate = defineUpdate<{
  */
 export const acquirePermitUpdate = defineUpdate<
   Array<{ granted: true; sendAt?: number } | { granted: false; code: string; retryInMs: number }>,
-  [{ requests: Array<{ deliveryId: string; leaseMs: number }> }]
+  [{ requests: Array<{ deliveryId: string; leaseMs: number; holder?: string }> }]
 >('acquirePermit');
 /** Issue 17: a send holding a slot (maxInFlight) ended; the oldest waiter is woken. */
-export const releasePermitSignal = defineSignal<[{ deliveryId: string }]>('releasePermit');
+export const releasePermitSignal = defineSignal<[{ deliveryId: string; holder?: string }]>('releasePermit');

@@ -305,8 +305,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       return verdict;
     });
   });
-  setHandler(releasePermitSignal, ({ deliveryId }) => {
-    wakeAll(release(flow, flowOptionsOf(config) ?? {}, deliveryId, Date.now()));
+  setHandler(releasePermitSignal, ({ deliveryId, holder }) => {
+    wakeAll(release(flow, flowOptionsOf(config) ?? {}, deliveryId, Date.now(), holder));
   });
   setHandler(claimProbeUpdate, ({ deliveryId }) => {
     apply({ kind: 'probe_claim', at: Date.now(), deliveryId });

@@ -113,6 +113,17 @@ describe('R-RH-DEFER: concurrency slots (issue 17)', () => {
     expect(expireLeases(s, o, 30_000 + PROMISE_MS)).toEqual(['e']);
   });
 
+  it('R-RH-DEFER: a second send of the same delivery (its attempt repeated while the first still runs) waits for its own slot', () => {
+    const s = emptyFlow();
+    const one = { maxInFlight: 1 };
+    expect(acquire(s, one, { deliveryId: 'a', leaseMs: 30_000, holder: 'h1' }, 0).verdict.granted).toBe(true);
+    expect(acquire(s, one, { deliveryId: 'a', leaseMs: 30_000, holder: 'h2' }, 10).verdict).toMatchObject({ granted: false, code: CONCURRENCY_DEFERRAL_CODE });
+    // The first send's release frees the slot for the second, promised to the delivery.
+    expect(release(s, one, 'a', 100, 'h1')).toEqual(['a']);
+    expect(acquire(s, one, { deliveryId: 'a', leaseMs: 30_000, holder: 'h2' }, 120).verdict.granted).toBe(true);
+    expect(Object.keys(s.leases)).toEqual(['a#h2']);
+  });
+
   it('R-RH-DEFER: with both limits, a waiter for a slot spends no token', () => {
     const s = emptyFlow();
     const both = { maxInFlight: 1, rateLimit: { perSecond: 1 } };
