@@ -27,7 +27,7 @@ export interface FlowGate {
 const TRIES = 6;
 /** When the endpoint cannot be asked at all, the delivery looks again after this (no attempt spent). */
 export const PERMIT_UNAVAILABLE_RETRY_MS = 1_000;
-/** A granted turn this far in the past when its answer arrives is not used. */
+/** A granted turn this far in the past (at most; half a step at high rates) when its answer arrives or its timer fires is not used. */
 export const LATE_MS = 250;
 
 interface Waiting {
@@ -98,7 +98,10 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
       let sendAt: number | undefined;
       // A turn whose time had passed when the answer came (a slow update): sending now would
       // bunch it with the turns after it, so it asks again instead (no attempt spent).
-      const missed = (at: number | undefined) => at !== undefined && Date.now() - at > LATE_MS;
+      // Late by half a step or more, it would share a moment with the next turn.
+      const step = Math.min(...[tenant?.rateLimit, flow.rateLimit].map((r) => (r ? 1000 / r.perSecond : Infinity)));
+      const lateMs = Math.min(LATE_MS, step / 2);
+      const missed = (at: number | undefined) => at !== undefined && Date.now() - at > lateMs;
       // The tenant's limit first: a send it defers holds no slot of the endpoint.
       if (tenant?.rateLimit) {
         const t = await batcher.ask(req.tenantId, acquireTenantPermitUpdate, request);
