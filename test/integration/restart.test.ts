@@ -80,10 +80,11 @@ describe('npm start: the embedded default (foundation)', () => {
       await connection.close();
     }
 
-    // R-LOG: the embedded namespace keeps history 30 days.
+    // R-LOG, R-DT-REPLAY (issue 16): deliveries close at their round's end, so the embedded
+    // namespace keeps closed histories 90 days (Dong Tien's bodies and replay window).
     const c2 = await Connection.connect({ address: `127.0.0.1:${temporalPort}` });
     const ns = await c2.workflowService.describeNamespace({ namespace: 'default' });
-    expect(Number(ns.config?.workflowExecutionRetentionTtl?.seconds)).toBe(30 * 24 * 3600);
+    expect(Number(ns.config?.workflowExecutionRetentionTtl?.seconds)).toBe(90 * 24 * 3600);
     await c2.close();
 
     const exitCode = await herald.interrupt();
