@@ -2,7 +2,9 @@
 // test process (which also runs a worker) got round to it. Rules come in RECEIVER_RULES:
 // { "<path>": { "delayMs": 500, "failFirst": { "<webhook-id>": 3 } } }. GET /__log answers
 // the requests seen: { at, done, path, webhookId, deliveryId, status }.
+import { Buffer } from 'node:buffer';
 import { createServer } from 'node:http';
+import { setTimeout } from 'node:timers';
 
 const rules = JSON.parse(process.env.RECEIVER_RULES ?? '{}');
 const log = [];
