@@ -3,11 +3,12 @@
 // machine's state of the moment. This machine's runs vary by ±15% from one to the next:
 // one lone run of each side says little; alternated pairs say more.
 //
-//   npm run bench:ab -- --a-name dev --a-args "" --b-name stack --b-args "--stack" \
-//     --pairs 2 --common "--only throughput,fairness --tp-events 5000 --burst 3000" \
-//     --out bench/results-stack.json
-//   npm run bench:ab -- --a-name baseline --a-args "--herald-root /work/ab-base" \
-//     --b-name new --b-args "--herald-root /work/ab-new" --floor 3000 --out bench/results-ab16.json
+//   npm run bench:ab -- --a-name dev --a-args= --b-name stack --b-args=--stack --pairs 2 \
+//     "--common=--only throughput,fairness --tp-events 5000 --burst 3000" --out bench/results-stack.json
+//   npm run bench:ab -- --a-name baseline "--a-args=--herald-root /work/ab-base" \
+//     --b-name new "--b-args=--herald-root /work/ab-new" --floor 1500 --out bench/results-ab16.json
+//
+// Values that start with a dash go with `=` (`--b-args=--stack`), as node's parseArgs wants.
 //
 // `--floor N`: `bench/floor/run.ts --n N` (what a bare workflow costs the same dev server)
 // after each pair, so the floor is measured right beside the runs it is compared with.
