@@ -46,8 +46,21 @@ export const maxInFlightSchema = z
     example: 2,
   });
 
-export const orderingSchema = z.enum(['fifo']).openapi({
-  description:
-    '`fifo`: deliveries are attempted in the order their events were accepted; a later one waits ' +
-    '(`waiting_for_previous`) while an earlier one is unfinished.',
-});
+/**
+ * Ordered delivery is not enforced yet, so the option is refused rather than stored and
+ * ignored: a tenant who asks for order must not believe they have it.
+ */
+export const orderingSchema = z
+  .enum(['fifo'])
+  .superRefine((_v, ctx) =>
+    ctx.addIssue({
+      code: 'custom',
+      message: "ordering 'fifo' is not available yet: deliveries are not held in order",
+      params: { code: INVALID_FLOW_OPTION },
+    }),
+  )
+  .openapi({
+    description:
+      'Reserved for ordered (FIFO) delivery, which is not available yet: any value is refused with ' +
+      '400 `invalid_flow_option`.',
+  });
