@@ -30,19 +30,31 @@ function exportedNames(text: string): Set<string> {
 describe('issue 20: deploy/observability queries name metrics that exist', () => {
   const taskQueue = `obs-${Math.random().toString(36).slice(2, 8)}`;
   const worker = new ChildHerald('src/worker.ts', { HERALD_TASK_QUEUE: taskQueue });
-  const receiver = new Receiver();
+  // /flaky refuses its first request: since issue 16 a first attempt runs inline (a local
+  // activity), so only a retry gives the SDK's activity-task histograms a sample.
+  let flakySeen = 0;
+  const receiver = new Receiver((req, _i, res) => {
+    if (req.path === '/flaky' && flakySeen++ === 0) res.writeHead(503).end('busy');
+    else res.writeHead(200).end('ok');
+  });
   let t: Awaited<ReturnType<typeof devServerClients>>;
 
   beforeAll(async () => {
     let base: string;
     [t, base] = await Promise.all([devServerClients(), receiver.start(), worker.start('worker polling')]);
-    // One delivery, so the SDK's task histograms have samples.
+    // Two deliveries, one retried, so the SDK's workflow- and activity-task histograms have samples.
     const app = createApp({ client: t.client, config: testConfig({ HERALD_TASK_QUEUE: taskQueue }) });
     const tenant = await newTenant(app);
     const e = await tenant.call('POST', '/v1/endpoints', { url: `${base}/ok`, eventTypes: ['d.ok'] });
     expect(e.status).toBe(201);
+    const f = await tenant.call('POST', '/v1/endpoints', {
+      url: `${base}/flaky`,
+      eventTypes: ['d.ok'],
+      policy: { maxAttempts: 2, retryDelays: [1], timeoutSeconds: 5 },
+    });
+    expect(f.status).toBe(201);
     expect((await tenant.call('POST', '/v1/events', { type: 'd.ok', payload: {} })).status).toBe(202);
-    await receiver.waitFor(1, 60_000);
+    await receiver.waitFor(3, 60_000);
   });
 
   afterAll(async () => {
@@ -58,11 +70,15 @@ describe('issue 20: deploy/observability queries name metrics that exist', () =>
   });
 
   it("every metric in the dashboard and the alert rules is in the worker's /metrics", async () => {
-    // The SDK flushes its task histograms on its own schedule: wait for schedule-to-start.
+    // The SDK flushes its task histograms on its own schedule: wait for both schedule-to-starts.
     let text = '';
     for (let i = 0; i < 50; i++) {
       text = await (await fetch(`${worker.metricsUrl}/metrics`)).text();
-      if (text.includes('temporal_workflow_task_schedule_to_start_latency')) break;
+      if (
+        text.includes('temporal_workflow_task_schedule_to_start_latency') &&
+        text.includes('temporal_activity_schedule_to_start_latency')
+      )
+        break;
       await new Promise((r) => setTimeout(r, 200));
     }
     const exported = exportedNames(text);
