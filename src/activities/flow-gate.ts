@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { CONCURRENCY_DEFERRAL_CODE, HOLD_MS, RATE_DEFERRAL_CODE, type Verdict } from '../flow/limiter.js';
+import { CONCURRENCY_DEFERRAL_CODE, HOLD_MS, RATE_DEFERRAL_CODE, lateBoundMs, type Verdict } from '../flow/limiter.js';
 import { leaseSecondsFor } from '../policy/presets.js';
 import type { AttemptRequest } from '../shared/delivery-types.js';
 import { acquirePermitUpdate, releasePermitSignal } from '../shared/endpoint-messages.js';
@@ -31,7 +31,7 @@ export const PERMIT_UNAVAILABLE_RETRY_MS = 1_000;
 export const LATE_MS = 250;
 
 interface Waiting {
-  request: { deliveryId: string; leaseMs: number; holder?: string };
+  request: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number };
   resolve(v: Verdict | undefined): void;
 }
 
@@ -43,6 +43,8 @@ interface Waiting {
 class PermitBatcher {
   private readonly queues = new Map<string, Waiting[]>();
   private readonly busy = new Set<string>();
+  /** How long the last answer from each workflow took: a grant is asked with that much lead. */
+  private readonly roundTrip = new Map<string, number>();
 
   constructor(
     private readonly client: Client,
@@ -75,9 +77,16 @@ class PermitBatcher {
 
   private async send(workflowId: string, update: PermitUpdate, requests: Waiting['request'][]): Promise<Verdict[] | undefined> {
     const handle = this.client.workflow.getHandle(workflowId);
+    // A turn granted sooner than the answer can arrive would be missed on arrival: the
+    // workflow is told how long the last answer took, half as much again.
+    const lead = this.roundTrip.get(workflowId);
+    const asked = lead !== undefined ? requests.map((r) => ({ ...r, leadMs: Math.ceil(lead * 1.5) })) : requests;
     for (let i = 0; i < TRIES; i++) {
       try {
-        return await handle.executeUpdate(update, { args: [{ requests }] });
+        const t0 = Date.now();
+        const out = await handle.executeUpdate(update, { args: [{ requests: asked }] });
+        this.roundTrip.set(workflowId, Date.now() - t0);
+        return out;
       } catch {
         await this.sleep(Math.round((50 << i) * (0.5 + Math.random())));
       }
@@ -98,9 +107,8 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
       let sendAt: number | undefined;
       // A turn whose time had passed when the answer came (a slow update): sending now would
       // bunch it with the turns after it, so it asks again instead (no attempt spent).
-      // Late by half a step or more, it would share a moment with the next turn.
-      const step = Math.min(...[tenant?.rateLimit, flow.rateLimit].map((r) => (r ? 1000 / r.perSecond : Infinity)));
-      const lateMs = Math.min(LATE_MS, step / 2);
+      // Late by half a (paced) step or more, it would share a moment with the next turn.
+      const lateMs = Math.min(LATE_MS, ...[tenant?.rateLimit, flow.rateLimit].map((r) => (r ? lateBoundMs(r) : Infinity)));
       const missed = (at: number | undefined) => at !== undefined && Date.now() - at > lateMs;
       // The tenant's limit first: a send it defers holds no slot of the endpoint.
       if (tenant?.rateLimit) {

@@ -69,30 +69,71 @@ export function capacity(r: RateLimit): number {
  * later is deferred, and comes back EARLY_MS before its time.
  */
 export const HOLD_MS = 2_000;
-export const EARLY_MS = 1_000;
+export const EARLY_MS = 1_800;
+
+/**
+ * The schedule paces with a margin: a step is PACE_MARGIN longer than 1/perSecond. A send
+ * reaches the receiver some time after its turn (a late timer, a busy process, the request's
+ * own way there); a window of one second holds more than perSecond + burst arrivals only when
+ * one send is delayed by more than (perSecond + burst) steps - 1 s, which the margin raises
+ * from one step to about 1.6 steps (320 ms at 5/s, 210 ms at 10/s).
+ */
+export const PACE_MARGIN = 0.05;
+/**
+ * A turn is never earlier than GRANT_LEAD_MS after the workflow time it is granted at: the
+ * answer takes a while to reach the worker (workflow time is when the task started), and a
+ * turn that had already passed on arrival would be missed, or sent late next to the next one.
+ */
+export const GRANT_LEAD_MS = 250;
+
+/**
+ * The lead a grant is given: the asker says how long its last answer took to come back
+ * (`leadMs`), at least GRANT_LEAD_MS and at most half of HOLD_MS.
+ */
+export function grantLead(leadMs?: number): number {
+  return Math.min(HOLD_MS / 2, Math.max(GRANT_LEAD_MS, Math.ceil(leadMs ?? 0)));
+}
+
+/** The schedule's step: 1/perSecond with the margin (ms). */
+export function pacedStep(r: RateLimit): number {
+  return (1000 / r.perSecond) * (1 + PACE_MARGIN);
+}
+
+/**
+ * A send that wakes (or hears its turn) later than this after its turn does not go: it asks
+ * again (no attempt spent). Kept to a fraction of a step so that, with the margin, the rest
+ * of the way to the receiver may still take more than a step without two sends sharing a
+ * second over the bound.
+ */
+export function lateBoundMs(r: RateLimit): number {
+  return Math.min(250, pacedStep(r) / 2);
+}
 
 /**
  * The rate limit as a schedule (GCRA, virtual scheduling): every send gets a time, at least
  * 1/perSecond after the previous one, `burst` of them allowed back to back after a quiet
- * spell, so no second holds more than perSecond + burst sends. A send due within HOLD_MS is
- * granted with its time (`sendAt`); a later one is deferred once, told to come back shortly
- * before its time, and its time is kept for it. One that comes back after its time (a busy
- * worker) is scheduled afresh: lateness never bunches sends.
+ * spell, so no second holds more than perSecond + burst sends. The step is paced with a
+ * margin (pacedStep) and no turn is sooner than GRANT_LEAD_MS. A send due within HOLD_MS is
+ * granted with its time (`sendAt`, always given, so the sender can tell a missed turn); a
+ * later one is deferred once, told to come back EARLY_MS before its time, and its time is
+ * kept for it. One that comes back after its time (a busy worker) is scheduled afresh:
+ * lateness never bunches sends.
  */
-export function takeToken(s: FlowState, r: RateLimit, deliveryId: string, now: number): Verdict {
-  const step = 1000 / r.perSecond;
+export function takeToken(s: FlowState, r: RateLimit, deliveryId: string, now: number, leadMs?: number): Verdict {
+  const step = pacedStep(r);
+  const lead = grantLead(leadMs);
   const tau = (capacity(r) - 1) * step;
   const reserved = s.reservations[deliveryId];
   let sendAt: number;
   if (reserved !== undefined && reserved >= now) sendAt = reserved;
   else {
     const tat = s.bucket?.at ?? now;
-    sendAt = Math.max(now, tat - tau);
+    sendAt = Math.max(now + lead, tat - tau);
     s.bucket = { tokens: 0, at: Math.max(tat, sendAt) + step };
   }
   if (sendAt - now <= HOLD_MS) {
     delete s.reservations[deliveryId];
-    return sendAt > now ? { granted: true, sendAt: Math.ceil(sendAt) } : { granted: true };
+    return { granted: true, sendAt: Math.ceil(sendAt) };
   }
   s.reservations[deliveryId] = sendAt;
   return { granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.max(1, Math.floor(sendAt - now - EARLY_MS)) };
@@ -140,7 +181,7 @@ export function nextExpiry(s: FlowState): number | undefined {
 export function acquire(
   s: FlowState,
   o: FlowOptions,
-  req: { deliveryId: string; leaseMs: number; holder?: string },
+  req: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number },
   now: number,
 ): { verdict: Verdict; wake: string[] } {
   forgetOld(s, now);
@@ -159,7 +200,7 @@ export function acquire(
   }
   let sendAt: number | undefined;
   if (o.rateLimit) {
-    const t = takeToken(s, o.rateLimit, id, now);
+    const t = takeToken(s, o.rateLimit, id, now, req.leadMs);
     if (t.granted) sendAt = t.sendAt;
     else {
       // A promised slot is kept for it until its token is free.

@@ -38,7 +38,7 @@ export const verifyEndpointUpdate = defineUpdate<{
  */
 export const acquirePermitUpdate = defineUpdate<
   Array<{ granted: true; sendAt?: number } | { granted: false; code: string; retryInMs: number }>,
-  [{ requests: Array<{ deliveryId: string; leaseMs: number; holder?: string }> }]
+  [{ requests: Array<{ deliveryId: string; leaseMs: number; holder?: string; leadMs?: number }> }]
 >('acquirePermit');
 /** Issue 17: a send holding a slot (maxInFlight) ended; the oldest waiter is woken. */
 export const releasePermitSignal = defineSignal<[{ deliveryId: string; holder?: string }]>('releasePermit');

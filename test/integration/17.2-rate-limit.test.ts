@@ -70,8 +70,12 @@ describe('issue 17: an endpoint rate limit holds across two workers', () => {
 
   // Issue 17 is open: on this 2-core machine under test load the receiver saw 7-8 requests in
   // the busiest second against the bound of 6 in 5 of 6 runs (sends granted on time reach the
-  // receiver with a few hundred ms of jitter). Strict to the issue's numbers, so it stays
-  // written and off until the limiter paces with a margin for that jitter.
+  // receiver with a few hundred ms of jitter). Since the schedule paces with a margin and every
+  // grant carries its time with a lead (src/flow/limiter.ts) the busiest second held 5-6 in 4
+  // runs out of 4, but the last arrival missed 24.8 s in all 4 (25.8-32.6 s; the margin alone
+  // costs 1-2 s of it): under load the first send came 2-8 s after publishing began, and
+  // deferred deliveries that came back after their reserved turn left holes of 1-4.5 s. So it
+  // stays off until a missed reservation's turn can go to a delivery that is there.
   it.skip('R-RH-DEFER: 100 deliveries to a 5/s endpoint: no second over 5 + burst, all within 20 s + a small bound, no attempt spent', async () => {
     const run = Date.now();
     const mk = async (path: string, type: string, extra: object) => {

@@ -37,10 +37,13 @@ describe('issue 17: a tenant rate limit over 3 endpoints and two workers', () =>
     await receiver.stop();
   }, 120_000);
 
-  // Issue 17 is open: under test load the busiest second held 12-14 against the bound of 11
-  // (2-4 sends arriving within a few ms at the start). Strict to the issue's numbers, so it
-  // stays written and off until that start-up bunching is understood and fixed.
-  it.skip('R-RH-DEFER: 10/s over 3 endpoints: at most 10 + burst a second in total, none spent an attempt', async () => {
+  // The start-up bunching this test saw (busiest second 12-14 against 11: a turn granted at
+  // the tenant workflow's "now" carried no time, so the sender could not tell it had passed
+  // by the time the answer arrived, and sent it next to the following turns) is gone since
+  // every grant carries its time, at least the asker's last round trip ahead, and the schedule
+  // paces with a margin (src/flow/limiter.ts). On the loaded 2-core machine: 3 runs in a row,
+  // busiest second 10, 11, 11.
+  it('R-RH-DEFER: 10/s over 3 endpoints: at most 10 + burst a second in total, none spent an attempt', async () => {
     const bad = await admin(`/v1/admin/tenants/${tenant.tenantId}/rate-limit`, { rateLimit: { perSecond: 0 } });
     expect(bad.status).toBe(400);
     expect(((await bad.json()) as { code: string }).code).toBe('invalid_flow_option');

@@ -2,32 +2,70 @@ import { describe, expect, it } from 'vitest';
 import {
   CONCURRENCY_DEFERRAL_CODE,
   EARLY_MS,
+  GRANT_LEAD_MS,
+  HOLD_MS,
+  PACE_MARGIN,
   PROMISE_MS,
   RATE_DEFERRAL_CODE,
   acquire,
   emptyFlow,
   expireLeases,
   flowOptionsOf,
+  grantLead,
+  lateBoundMs,
   nextExpiry,
+  pacedStep,
   release,
   takeToken,
 } from '../../../src/flow/limiter.js';
 
 describe('R-RH-DEFER: the rate schedule (issue 17)', () => {
-  it('R-RH-DEFER: the burst goes at once, then one send every 1/perSecond; near ones are granted with their time', () => {
+  // At 5/s a step is 200 ms paced with the margin (210 ms); a turn is at least GRANT_LEAD_MS out.
+  const L = GRANT_LEAD_MS;
+  const S5 = pacedStep({ perSecond: 5 });
+  const S10 = pacedStep({ perSecond: 10 });
+  const at = (ms: number) => Math.ceil(ms);
+  it('R-RH-DEFER: the step is 1/perSecond plus the margin; a missed turn is a fraction of it', () => {
+    expect(PACE_MARGIN).toBeGreaterThan(0);
+    expect(S5).toBeCloseTo(200 * (1 + PACE_MARGIN), 6);
+    expect(S10).toBeCloseTo(100 * (1 + PACE_MARGIN), 6);
+    expect(lateBoundMs({ perSecond: 5 })).toBeCloseTo(S5 / 2, 6);
+    expect(lateBoundMs({ perSecond: 0.25 })).toBe(250);
+    // The slack a send has on its way to the receiver before a 1 s window holds more than
+    // perSecond + burst: (perSecond + burst) steps - 1 s. Without the margin that left half a
+    // step after a late wake-up (101 ms at 5/s); with it, over three quarters of one.
+    for (const r of [{ perSecond: 5, burst: 1 }, { perSecond: 10, burst: 1 }, { perSecond: 50, burst: 3 }]) {
+      const slack = (r.perSecond + r.burst) * pacedStep(r) - 999;
+      expect(slack - lateBoundMs(r)).toBeGreaterThan(0.75 * (1000 / r.perSecond));
+    }
+  });
+
+  it('R-RH-DEFER: the burst goes together, then one send every paced step; every grant carries its time', () => {
     const s = emptyFlow();
     const r = { perSecond: 5, burst: 2 };
-    expect(takeToken(s, r, 'a', 0)).toEqual({ granted: true });
-    expect(takeToken(s, r, 'b', 0)).toEqual({ granted: true });
-    expect(takeToken(s, r, 'c', 0)).toEqual({ granted: true, sendAt: 200 });
-    expect(takeToken(s, r, 'd', 0)).toEqual({ granted: true, sendAt: 400 });
-    for (let i = 0; i < 8; i++) takeToken(s, r, `x${i}`, 0);
-    // 2,000 ms is as far ahead as a send is granted; the next is deferred to shortly before its time.
-    expect(takeToken(s, r, 'e', 0)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: 2200 - EARLY_MS });
+    expect(takeToken(s, r, 'a', 0)).toEqual({ granted: true, sendAt: L });
+    expect(takeToken(s, r, 'b', 0)).toEqual({ granted: true, sendAt: L });
+    expect(takeToken(s, r, 'c', 0)).toEqual({ granted: true, sendAt: at(L + S5) });
+    expect(takeToken(s, r, 'd', 0)).toEqual({ granted: true, sendAt: at(L + 2 * S5) });
+    for (let i = 0; i < 6; i++) takeToken(s, r, `x${i}`, 0);
+    // 2,000 ms is as far ahead as a send is granted; the next is deferred to EARLY_MS before its time.
+    const e = at(L + 9 * S5);
+    expect(takeToken(s, r, 'e', 0)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: e - EARLY_MS });
     // Asking again early keeps its time; close to it, it is granted with it.
-    expect(takeToken(s, r, 'e', 100)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: 1100 });
-    expect(takeToken(s, r, 'e', 1200)).toEqual({ granted: true, sendAt: 2200 });
-    expect(takeToken(s, r, 'f', 1200)).toEqual({ granted: true, sendAt: 2400 });
+    expect(takeToken(s, r, 'e', 100)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: e - 100 - EARLY_MS });
+    expect(takeToken(s, r, 'e', e - EARLY_MS)).toEqual({ granted: true, sendAt: e });
+    expect(takeToken(s, r, 'f', e - EARLY_MS + 100)).toEqual({ granted: true, sendAt: at(L + 10 * S5) });
+  });
+
+  it('R-RH-DEFER: a deferred send that comes back on time (EARLY_MS before its turn) is granted, not deferred again', () => {
+    expect(EARLY_MS).toBeLessThanOrEqual(HOLD_MS);
+    const s = emptyFlow();
+    const r = { perSecond: 5 };
+    for (let i = 0; i < 20; i++) takeToken(s, r, `x${i}`, 0);
+    const v = takeToken(s, r, 'late', 0);
+    expect(v.granted).toBe(false);
+    const back = v.granted ? 0 : v.retryInMs;
+    expect(takeToken(s, r, 'late', back)).toMatchObject({ granted: true });
   });
 
   it('R-RH-DEFER: one that comes back after its time is scheduled afresh, never bunched with the others', () => {
@@ -35,24 +73,73 @@ describe('R-RH-DEFER: the rate schedule (issue 17)', () => {
     const r = { perSecond: 5 };
     for (let i = 0; i < 12; i++) takeToken(s, r, `x${i}`, 0);
     expect(takeToken(s, r, 'late', 0)).toMatchObject({ granted: false });
-    // Its time was 2,400 ms; it comes back at 5,000 ms, after everyone else's.
-    expect(takeToken(s, r, 'late', 5000)).toEqual({ granted: true });
-    expect(takeToken(s, r, 'next', 5000)).toEqual({ granted: true, sendAt: 5200 });
+    // Its turn was at 250 + 12 steps; it comes back at 5,000 ms, after everyone else's.
+    expect(takeToken(s, r, 'late', 5000)).toEqual({ granted: true, sendAt: 5000 + L });
+    expect(takeToken(s, r, 'next', 5000)).toEqual({ granted: true, sendAt: at(5000 + L + S5) });
   });
 
-  it('R-RH-DEFER: a quiet spell allows at most `burst` back to back; default burst is 1', () => {
+  it('R-RH-DEFER: a grant is never sooner than the lead, so an answer on its way does not find its turn passed', () => {
     const s = emptyFlow();
     const r = { perSecond: 10 };
-    expect(takeToken(s, r, 'a', 0)).toEqual({ granted: true });
-    expect(takeToken(s, r, 'b', 10_000)).toEqual({ granted: true });
-    expect(takeToken(s, r, 'c', 10_000)).toEqual({ granted: true, sendAt: 10_100 });
+    // The first of a quiet endpoint was granted "now" before, and sent whenever its answer
+    // arrived, with no way to tell it was late: it went out next to the following turns.
+    expect(takeToken(s, r, 'a', 0)).toEqual({ granted: true, sendAt: L });
+    expect(takeToken(s, r, 'b', 10_000)).toEqual({ granted: true, sendAt: 10_000 + L });
+    expect(takeToken(s, r, 'c', 10_000)).toEqual({ granted: true, sendAt: at(10_000 + L + S10) });
   });
 
-  it('R-RH-DEFER: fractional rates space sends by 1/perSecond', () => {
+  it('R-RH-DEFER: with each send delayed up to the slack on its way, no 1 s window at the receiver holds more than perSecond + burst', () => {
+    for (const r of [{ perSecond: 5 }, { perSecond: 10 }]) {
+      const s = emptyFlow();
+      const bound = r.perSecond + 1;
+      const slack = bound * pacedStep(r) - 999 - lateBoundMs(r);
+      const arrivals: number[] = [];
+      const pending = new Map<string, number>();
+      let seq = 0;
+      let rnd = 7;
+      const next = () => (rnd = (rnd * 48271) % 2147483647) / 2147483647;
+      for (let t = 0; t < 90_000; t += 13) {
+        if (seq < 150 && t % 39 === 0) pending.set(`n${seq++}`, t);
+        for (const [id, at] of [...pending])
+          if (at <= t) {
+            const v = takeToken(s, r, id, t);
+            pending.delete(id);
+            if (!v.granted) {
+              // Every fourth comes back late, often after its turn.
+              pending.set(id, t + v.retryInMs + (next() < 0.25 ? next() * 3000 : 0));
+              continue;
+            }
+            // The sender wakes up to a few hundred ms late; past the late bound it asks again.
+            const woke = v.sendAt! + (next() < 0.3 ? next() * 400 : 0);
+            if (woke - v.sendAt! > lateBoundMs(r)) pending.set(id, Math.ceil(woke));
+            else arrivals.push(woke + next() * (slack - (woke - v.sendAt!)));
+          }
+      }
+      expect(arrivals.length).toBe(150);
+      arrivals.sort((a, b) => a - b);
+      for (const start of arrivals) expect(arrivals.filter((g) => g >= start && g < start + 1000).length).toBeLessThanOrEqual(bound);
+    }
+  });
+
+  it('R-RH-DEFER: an asker whose answers take long is granted its turn that much later (within limits)', () => {
+    const s = emptyFlow();
+    const r = { perSecond: 10 };
+    expect(takeToken(s, r, 'a', 0, 600)).toEqual({ granted: true, sendAt: 600 });
+    // The schedule goes on from there; a short or absent lead is the least one.
+    expect(takeToken(s, r, 'b', 0, 10)).toEqual({ granted: true, sendAt: at(600 + S10) });
+    expect(grantLead(10)).toBe(GRANT_LEAD_MS);
+    expect(grantLead(undefined)).toBe(GRANT_LEAD_MS);
+    expect(grantLead(60_000)).toBe(HOLD_MS / 2);
+    // acquire passes it on for an endpoint's own limit.
+    const e = emptyFlow();
+    expect(acquire(e, { rateLimit: r }, { deliveryId: 'a', leaseMs: 1000, leadMs: 700 }, 0).verdict).toEqual({ granted: true, sendAt: 700 });
+  });
+
+  it('R-RH-DEFER: fractional rates space sends by the paced 1/perSecond', () => {
     const s = emptyFlow();
     const r = { perSecond: 0.25 };
-    expect(takeToken(s, r, 'a', 0)).toEqual({ granted: true });
-    expect(takeToken(s, r, 'b', 0)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: 4000 - EARLY_MS });
+    expect(takeToken(s, r, 'a', 0)).toEqual({ granted: true, sendAt: L });
+    expect(takeToken(s, r, 'b', 0)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.floor(L + 4000 * (1 + PACE_MARGIN) - EARLY_MS) });
   });
 
   it('R-RH-DEFER: over any 1 s window, no more than perSecond + burst sends, whatever the arrival pattern and lateness', () => {
