@@ -140,9 +140,11 @@ async function main() {
           const w = stack.workers[Math.floor(rand() * stack.workers.length)]!;
           f.target = w.spec.name;
           await w.kill9();
-          // Restarted after 2 s, as a supervisor would; kills overlap restarts otherwise.
+          // Restarted after 2 s, as a supervisor would; kills overlap restarts otherwise. Two
+          // kills of one worker can fall within those 2 s when a slow API or Temporal restart
+          // held the plan back: the second restart then finds it already running.
           void delay(2000).then(() => {
-            w.start();
+            if (!w.running) w.start();
             f.until = Date.now();
           });
         } else if (p.kind === 'api_kill') {
