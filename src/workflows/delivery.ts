@@ -209,9 +209,15 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   /**
    * R-CRASH: this run's first workflow task is a repeat (it timed out or failed: the worker
    * that ran it died or hung during the inline attempt, which may have been sent). Read in
-   * the first activation, where the workflow starts.
+   * the first activation, where the workflow starts, and only when that activation is live:
+   * a replay from the start (a worker restarted, the cache evicted, a query on a closed run)
+   * reports the whole history's length here, and taking that for a repeat changed the first
+   * step's time and the commands after it (a nondeterminism error in the chaos run).
    */
-  const repeatedFirstTask = inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
+  const repeatedFirstTask =
+    inlineFirst &&
+    !workflowInfo().unsafe.isReplaying &&
+    workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
   /** Still the run's first send, before anything was awaited: it may go out inline. */
   let firstSend = inlineFirst;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
