@@ -30,8 +30,12 @@ export type AttemptResult =
   | ({ kind: 'deferred'; code: string; retryInMs: number } & Seen)
   /** Not an attempt: the endpoint cannot take this delivery any more; it ends as told. */
   | ({ kind: 'dropped'; code: string; endAs: 'dead' | 'exhausted' | 'failed' } & Seen)
-  /** The send threw inside Herald: the worker died (`lease`: its lease ran out) or the activity failed. */
-  | { kind: 'worker_error'; lease: boolean };
+  /**
+   * The send threw inside Herald: the worker died (`lease`: its lease ran out) or the activity
+   * failed. `startedAt`: when the lost attempt went out, if not when this send was asked for
+   * (an inline first attempt lost with its workflow task went out with the run).
+   */
+  | { kind: 'worker_error'; lease: boolean; startedAt?: number };
 
 /**
  * The send activity's result (SendResult, the shape recorded in every history, so it stays

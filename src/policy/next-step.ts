@@ -285,7 +285,7 @@ function whenSent(ctx: RoundContext, s0: RoundState, result: AttemptResult, now:
   const { attempt, startedAt } = s0.inFlight;
   const { inFlight: _f, ...s } = s0;
 
-  if (result.kind === 'worker_error') return workerError(ctx, s, attempt, startedAt, result.lease, now);
+  if (result.kind === 'worker_error') return workerError(ctx, s, attempt, result.startedAt ?? startedAt, result.lease, now);
 
   // Attempt times come from the workflow clock so the log, the schedule and Temporal's
   // history agree (and stay meaningful on the time-skipping server).

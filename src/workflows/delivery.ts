@@ -207,17 +207,13 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   };
 
   /**
-   * R-CRASH: this run's first workflow task is a repeat (it timed out or failed: the worker
-   * that ran it died or hung during the inline attempt, which may have been sent). Read in
-   * the first activation, where the workflow starts, and only when that activation is live:
-   * a replay from the start (a worker restarted, the cache evicted, a query on a closed run)
-   * reports the whole history's length here, and taking that for a repeat changed the first
-   * step's time and the commands after it (a nondeterminism error in the chaos run).
+   * R-CRASH: a hint that this run's first workflow task is a repeat (it timed out or failed:
+   * the worker that ran it died or hung during the inline attempt, which may have been sent).
+   * Only the local activity reads it, and only when it runs; a replay takes the activity's
+   * recorded answer whatever the hint says (a replay from the start reports the whole
+   * history's length here), so nothing the workflow decides may depend on it directly.
    */
-  const repeatedFirstTask =
-    inlineFirst &&
-    !workflowInfo().unsafe.isReplaying &&
-    workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
+  const repeatedFirstTask = inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
   /** Still the run's first send, before anything was awaited: it may go out inline. */
   let firstSend = inlineFirst;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
@@ -253,7 +249,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         : undefined;
       // The lost inline attempt is logged as a lost lease, spending none (from the run's
       // start, when it went out, to now); it is repeated as the activity, with its lease.
-      if (result?.inlineLost) return { kind: 'worker_error', lease: true };
+      if (result?.inlineLost) return { kind: 'worker_error', lease: true, startedAt: workflowInfo().startTime.getTime() };
       // No inline slot free on that worker: the same attempt as the activity, nothing spent.
       if (result === undefined || result.inlineDeclined) result = await sendAttempt(req);
       return readSendResult(result);
@@ -294,15 +290,19 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     });
   };
 
+  /**
+   * The run's first step is taken in its first activation, where a live history is only a few
+   * events long; a replay from the start may report the whole history's length there, so the
+   * first step never reads it (a rollover read from it would differ from what ran).
+   */
+  let firstReady = true;
   const ready = (rollOverRefused?: true): RoundInput => {
     const info = workflowInfo();
-    return {
-      kind: 'ready',
-      // The lost inline attempt started with the run (its row's startedAt).
-      now: firstSend && repeatedFirstTask ? info.startTime.getTime() : Date.now(),
-      history: { events: info.historyLength, suggested: info.continueAsNewSuggested },
-      rollOverRefused,
-    };
+    const history = firstReady
+      ? { events: 0, suggested: false }
+      : { events: info.historyLength, suggested: info.continueAsNewSuggested };
+    firstReady = false;
+    return { kind: 'ready', now: Date.now(), history, rollOverRefused };
   };
 
   /** One round of attempts, until the delivery reaches a final status. */

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
@@ -8,7 +9,14 @@ import type { DeliveryInput, DeliveryState } from '../../src/shared/delivery-typ
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
-import { TEST_CODEC_KEY, devServerClients } from '../helpers/temporal.js';
+import { dataConverterFor } from '../../src/temporal/data-converter.js';
+import {
+  TEST_CODEC_KEY,
+  devServerClients,
+  quietRuntime,
+  testConfig,
+  workflowBundle,
+} from '../helpers/temporal.js';
 
 /** A Herald worker as a real process (src/worker.ts), so it can die for real (kill -9). */
 async function workerProcess(taskQueue: string): Promise<{ child: ChildProcess; exited: Promise<unknown> }> {
@@ -96,7 +104,10 @@ describe('issue 16: the first attempt in the first workflow task', () => {
   it('a failed first attempt is retried by the activity, with its lease', async () => {
     const id = `dlv_inline_retry_${Date.now()}`;
     const start = input(base, '/fail', id);
-    await startDelivery(w.client, w.config.HERALD_TASK_QUEUE, { ...start, policy: { ...start.policy, maxAttempts: 2, retryDelaysSeconds: [1] } });
+    await startDelivery(w.client, w.config.HERALD_TASK_QUEUE, {
+      ...start,
+      policy: { ...start.policy, maxAttempts: 2, retryDelaysSeconds: [1] },
+    });
     const state = (await w.client.workflow.getHandle(id).result()) as DeliveryState;
     expect(state.status).toBe('exhausted');
     expect(state.attempts.map((a) => [a.kind, a.attempt, a.httpStatus])).toEqual([
@@ -163,6 +174,19 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
       // commands whatever it reads), which sends nothing; the repeat is the regular activity.
       expect(events.filter((e) => e === 'MARKER_RECORDED')).toHaveLength(1);
       expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(1);
+      // A replay from the start (a worker restart, the cache evicted) reads the whole history's
+      // length in the first activation; it must issue the commands the live run did.
+      quietRuntime();
+      const history = await client.workflow.getHandle(id).fetchHistory();
+      const replay = Worker.runReplayHistory(
+        {
+          workflowBundle: workflowBundle(),
+          dataConverter: dataConverterFor(testConfig({ HERALD_CODEC_KEYS: TEST_CODEC_KEY })),
+        },
+        history,
+        id,
+      );
+      await expect(replay).resolves.toBeUndefined();
     } finally {
       await close();
     }
