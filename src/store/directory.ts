@@ -15,6 +15,16 @@ import { RUNNING, and, eq, ofType } from './visibility.js';
 export const UNKNOWN_TENANT_TTL_MS = 10_000;
 /** Unknown tenant ids remembered at most (oldest dropped first), whatever a client makes up. */
 export const UNKNOWN_TENANT_MAX = 10_000;
+/**
+ * Issue 19: how old an endpoint's last answered view may be and still stand in for a query
+ * that fails for a passing reason (its worker was killed or is starved). Each delivery reads
+ * the endpoint afresh before it sends (paused, disabled, its URL), so only the fan-out's
+ * subscription filter can be this stale; without it, every publish fails until the worker is
+ * back.
+ */
+export const ENDPOINT_VIEW_FALLBACK_MS = 5 * 60_000;
+/** Endpoint views remembered for that, at most (oldest dropped first). */
+export const ENDPOINT_VIEW_FALLBACK_MAX = 50_000;
 
 /**
  * The API's read side over Temporal: entity workflows are queried, lists come from
@@ -46,8 +56,26 @@ export class Directory {
    * publish straight after creating one must still reach it.
    */
   private readonly created = new Map<string, Map<string, number>>();
+  /** The last view each endpoint answered, and when (see ENDPOINT_VIEW_FALLBACK_MS). */
+  private readonly lastViews = new Map<string, { view: EndpointView; at: number }>();
 
-  constructor(readonly client: Client) {}
+  constructor(
+    readonly client: Client,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  private answered(view: EndpointView): EndpointView {
+    this.lastViews.delete(view.endpointId);
+    this.lastViews.set(view.endpointId, { view, at: this.now() });
+    while (this.lastViews.size > ENDPOINT_VIEW_FALLBACK_MAX)
+      this.lastViews.delete(this.lastViews.keys().next().value as string);
+    return view;
+  }
+
+  private fallback(endpointId: string): EndpointView | undefined {
+    const last = this.lastViews.get(endpointId);
+    return last && this.now() - last.at <= ENDPOINT_VIEW_FALLBACK_MS ? last.view : undefined;
+  }
 
   rememberCreated(tenantId: string, endpointId: string) {
     let m = this.created.get(tenantId);
@@ -112,17 +140,23 @@ export class Directory {
       for (const id of this.recentlyCreated(tenantId)) if (!ids.includes(id)) ids.push(id);
       // Unlike a single lookup, a list must not drop an endpoint whose query failed for a
       // passing reason (a busy worker): publishing would silently skip it. Only an endpoint
-      // that is gone is left out; anything else fails the read, and the publish with it.
+      // that is gone is left out; one that answered recently stands on its last answer;
+      // anything else fails the read, and the publish with it.
       const views = await Promise.all(
         ids.map(async (id) => {
           // A just-created endpoint cannot answer until its first workflow task has run;
           // give it a few seconds before failing the publish.
           for (let wait = 250; ; wait *= 2) {
             try {
-              const v = await this.client.workflow.getHandle(id).query(endpointViewQuery);
+              const v = this.answered(await this.client.workflow.getHandle(id).query(endpointViewQuery));
               return v.tenantId === tenantId && !v.deleted ? v : undefined;
             } catch (err) {
-              if (err instanceof WorkflowNotFoundError) return undefined;
+              if (err instanceof WorkflowNotFoundError) {
+                this.lastViews.delete(id);
+                return undefined;
+              }
+              const last = this.fallback(id);
+              if (last) return last.tenantId === tenantId && !last.deleted ? last : undefined;
               if (wait > 2000) throw err;
               await new Promise((r) => setTimeout(r, wait));
             }

@@ -1,6 +1,6 @@
 import { ServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { Directory } from '../../src/store/directory.js';
+import { Directory, ENDPOINT_VIEW_FALLBACK_MS } from '../../src/store/directory.js';
 
 /** Just enough of a Temporal client: a visibility list and one query answer per endpoint. */
 function fakeClient(answers: Record<string, () => Promise<unknown>>) {
@@ -52,4 +52,26 @@ describe('API directory', () => {
     );
     expect((await d.endpoints('tn_1')).map((e) => e.endpointId)).toEqual(['ep_a']);
   });
+
+  it('19: an endpoint whose worker is down stands on the view it last answered (for a while), so publishing goes on', async () => {
+    let down = false;
+    let now = 1_000_000;
+    const d = new Directory(
+      fakeClient({
+        ep_a: async () => view('ep_a'),
+        ep_b: async () => {
+          if (down) throw new ServiceError('query timed out');
+          return view('ep_b');
+        },
+      }),
+      () => now,
+    );
+    expect((await d.endpoints('tn_1', true)).map((e) => e.endpointId).sort()).toEqual(['ep_a', 'ep_b']);
+    down = true;
+    now += ENDPOINT_VIEW_FALLBACK_MS;
+    expect((await d.endpoints('tn_1', true)).map((e) => e.endpointId).sort()).toEqual(['ep_a', 'ep_b']);
+    // Past the limit, a failed read fails the publish again (a 503), never a silent skip.
+    now += 1;
+    await expect(d.endpoints('tn_1', true)).rejects.toThrow('query timed out');
+  }, 20_000);
 });
