@@ -18,7 +18,11 @@ import type { Activities } from '../activities/index.js';
 import { LIFETIME_END_PATCH, lifetimeEndCounts } from '../health/lifetime-end.js';
 import { shouldReport } from '../health/reporting.js';
 import { readSendResult, type AttemptResult } from '../policy/attempt-result.js';
-import { FIRST_TASK_REPEATED_AT_HISTORY_LENGTH, inlineAttemptSeconds, inlineFits } from '../policy/inline-attempt.js';
+import {
+  FIRST_TASK_REPEATED_AT_HISTORY_LENGTH,
+  inlineAttemptSeconds,
+  inlineFits,
+} from '../policy/inline-attempt.js';
 import {
   closeRound,
   deadOnArrival,
@@ -91,7 +95,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
   // run's first workflow task, the same send as a local activity: a delivery whose first
   // attempt succeeds is started and completed by one workflow task. Only when it ends before
   // the SDK would heartbeat the task (policy/inline-attempt.ts); retries keep the activity.
-  const inlineFirst = input.closesAtRoundEnd === true && !input.carried && inlineFits(policy, workflowInfo().taskTimeoutMs);
+  const inlineFirst =
+    input.closesAtRoundEnd === true && !input.carried && inlineFits(policy, workflowInfo().taskTimeoutMs);
   const { sendAttempt: sendInline } = proxyLocalActivities<Activities>({
     startToCloseTimeout: `${inlineAttemptSeconds(policy)}s`,
     retry: { maximumAttempts: 1 },
@@ -125,11 +130,21 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         // seeded with the last run's final state: same attempt log, next round or budget.
         reopen(
           policy,
-          { delivery: input.reopened.previous, lifetimeStart: Date.now(), scheduleBase: 0, singleReplay: false, workerErrors: 0 },
+          {
+            delivery: input.reopened.previous,
+            lifetimeStart: Date.now(),
+            scheduleBase: 0,
+            singleReplay: false,
+            workerErrors: 0,
+          },
           input.reopened.command,
           Date.now(),
         )
-      : firstRound(policy, { deliveryId: input.deliveryId, eventId: input.event.id, endpointId: input.endpointId }, Date.parse(input.createdAt));
+      : firstRound(
+          policy,
+          { deliveryId: input.deliveryId, eventId: input.event.id, endpointId: input.endpointId },
+          Date.parse(input.createdAt),
+        );
   // What signals set between steps: the waits read them.
   let wake = carried?.wake ?? false;
   let drainTurn = carried?.drainTurn ?? false;
@@ -150,7 +165,11 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     // Issue 16: a run that closes at its round's end writes only what a list filters on (the
     // dead letters, dead and failed); `processing` and `succeeded` are read from the run itself
     // (running, completed), so a successful delivery costs no upsert.
-    if (input.closesAtRoundEnd && !INDEXED_ENDINGS.includes(round.delivery.status) && !INDEXED_ENDINGS.includes(indexed))
+    if (
+      input.closesAtRoundEnd &&
+      !INDEXED_ENDINGS.includes(round.delivery.status) &&
+      !INDEXED_ENDINGS.includes(indexed)
+    )
       return;
     indexed = round.delivery.status;
     upsertSearchAttributes([{ key: SA_STATUS, value: indexed }]);
@@ -213,7 +232,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
    * recorded answer whatever the hint says (a replay from the start reports the whole
    * history's length here), so nothing the workflow decides may depend on it directly.
    */
-  const repeatedFirstTask = inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
+  const repeatedFirstTask =
+    inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
   /** Still the run's first send, before anything was awaited: it may go out inline. */
   let firstSend = inlineFirst;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
@@ -245,17 +265,27 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
       // The first task's command is the local activity even when the task is a repeat, so
       // a replay issues the same commands whatever it reads; the recorded result decides.
       let result = inline
-        ? await sendInline({ ...req, inline: true, ...(repeatedFirstTask ? { firstTaskRepeated: true as const } : {}) })
+        ? await sendInline({
+            ...req,
+            inline: true,
+            ...(repeatedFirstTask ? { firstTaskRepeated: true as const } : {}),
+          })
         : undefined;
       // The lost inline attempt is logged as a lost lease, spending none (from the run's
       // start, when it went out, to now); it is repeated as the activity, with its lease.
-      if (result?.inlineLost) return { kind: 'worker_error', lease: true, startedAt: workflowInfo().startTime.getTime() };
+      if (result?.inlineLost)
+        return { kind: 'worker_error', lease: true, startedAt: workflowInfo().startTime.getTime() };
       // No inline slot free on that worker: the same attempt as the activity, nothing spent.
       if (result === undefined || result.inlineDeclined) result = await sendAttempt(req);
       return readSendResult(result);
     } catch (err) {
-      // The worker died or hung (its lease ran out), or the activity threw.
-      return { kind: 'worker_error', lease: err instanceof ActivityFailure && err.cause instanceof TimeoutFailure };
+      // The worker died or hung (its lease ran out), or the activity threw. A replay hands
+      // back a timed-out local activity as the bare TimeoutFailure (the live run got it
+      // wrapped in an ActivityFailure): both are the same lost lease.
+      const timedOut =
+        err instanceof TimeoutFailure ||
+        (err instanceof ActivityFailure && err.cause instanceof TimeoutFailure);
+      return { kind: 'worker_error', lease: timedOut };
     } finally {
       sending = false;
     }
@@ -343,7 +373,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
             // A wake only ends deferrals early; a scheduled retry keeps its time unless the
             // Dong Tien drain gives this delivery its turn.
             const remaining = step.untilMs - Date.now();
-            if (!ended() && !drainTurn && remaining > 0) await condition(() => ended() || drainTurn, remaining);
+            if (!ended() && !drainTurn && remaining > 0)
+              await condition(() => ended() || drainTurn, remaining);
           }
           happened = ready();
           break;

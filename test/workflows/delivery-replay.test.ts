@@ -17,7 +17,10 @@ interface Fixture {
 }
 const fixtures = readdirSync(dir)
   .filter((f) => f.endsWith('.json'))
-  .map((f) => ({ name: f.replace(/\.json$/, ''), ...(JSON.parse(readFileSync(dir + f, 'utf8')) as Fixture) }));
+  .map((f) => ({
+    name: f.replace(/\.json$/, ''),
+    ...(JSON.parse(readFileSync(dir + f, 'utf8')) as Fixture),
+  }));
 
 /** The scenarios the replay must cover (SPEC §3 rows and issues 13.5, 14.1, 14.2, 14.5). */
 const REQUIRED = [
@@ -46,6 +49,11 @@ const REQUIRED = [
   '16-retries-then-success',
   '16-exhausted',
   '16-reopened-dlq-retry',
+  // Recorded in a chaos run (starved, killed workers): the inline attempt's local activity
+  // timed out, and the history holds the workflow tasks that then failed on replay (a replay
+  // read the timeout as a plain failure, not a lost lease, and slept instead of sending).
+  '16-inline-timed-out',
+  '16-inline-timed-out-retried',
 ];
 
 describe('15 delivery workflow replays histories recorded before the reducer (determinism)', () => {
@@ -56,10 +64,14 @@ describe('15 delivery workflow replays histories recorded before the reducer (de
     expect(rollover.runs[0]!.events.at(-1)).toBe('EVENT_TYPE_WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
     // The bound ones carry health reports: signals to the endpoint are commands too.
     for (const name of ['bound-gone-smengo', 'bound-exhausted-standard'])
-      expect(fixtures.find((f) => f.name === name)!.runs[0]!.events).toContain('EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED');
+      expect(fixtures.find((f) => f.name === name)!.runs[0]!.events).toContain(
+        'EVENT_TYPE_SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED',
+      );
     // Issue 16: the new shape's first attempt is the local activity's marker in the first task.
     for (const name of ['16-success-inline', '16-reopened-dlq-retry'])
-      expect(fixtures.find((f) => f.name === name)!.runs[0]!.events.map((e) => e.replace('EVENT_TYPE_', ''))).toEqual([
+      expect(
+        fixtures.find((f) => f.name === name)!.runs[0]!.events.map((e) => e.replace('EVENT_TYPE_', '')),
+      ).toEqual([
         'WORKFLOW_EXECUTION_STARTED',
         'WORKFLOW_TASK_SCHEDULED',
         'WORKFLOW_TASK_STARTED',
