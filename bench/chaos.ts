@@ -234,6 +234,13 @@ async function main() {
     // running out (ActivityTaskTimedOut)? Then the worker never reported that attempt in
     // time (on this shared machine: starved of CPU) and Temporal re-dispatched it.
     const leaseExpired = await leaseExpiries(info.temporalAddress, info.namespace, receivers.log);
+    // Still open at the deadline: what Temporal says of each (a failing workflow task's cause).
+    const delivered = deliveredIds();
+    const stuckIds = accepted
+      .filter((a) => !delivered.has(a.eventId) && !finals.has(a.eventId))
+      .flatMap((a) => a.deliveryIds.slice(0, 1));
+    const stuck = await diagnose(info.temporalAddress, info.namespace, stuckIds.slice(0, 50));
+    for (const d of stuck) log(`still open: ${JSON.stringify(d)}`);
 
     const report = accountFor({
       seed: SEED,
@@ -256,6 +263,7 @@ async function main() {
       publishEnd,
       command: `npm run chaos -- ${process.argv.slice(2).join(' ')}`.trim(),
     });
+    if (stuck.length > 0) Object.assign(report, { stillOpen: stuck });
     writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
     printTable(report);
     log(`report written to ${OUT}`);
@@ -297,6 +305,42 @@ async function leaseExpiries(address: string, namespace: string, arrivals: Arriv
     await connection.close();
   }
   return out;
+}
+
+/** Why a delivery is still open: its run's status, its history's length and the last failed workflow task. */
+async function diagnose(address: string, namespace: string, workflowIds: string[]) {
+  const connection = await Connection.connect({ address });
+  try {
+    return await Promise.all(
+      workflowIds.map(async (workflowId) => {
+        try {
+          const d = await connection.workflowService.describeWorkflowExecution({
+            namespace,
+            execution: { workflowId },
+          });
+          const h = await connection.workflowService.getWorkflowExecutionHistory({
+            namespace,
+            execution: { workflowId },
+          });
+          const events = h.history?.events ?? [];
+          const failed = events.filter((e) => e.workflowTaskFailedEventAttributes).at(-1);
+          return {
+            workflowId,
+            status: d.workflowExecutionInfo?.status,
+            historyLength: Number(d.workflowExecutionInfo?.historyLength ?? 0),
+            pendingTaskAttempt: d.pendingWorkflowTask?.attempt,
+            pendingActivities: d.pendingActivities?.length ?? 0,
+            lastEvents: events.slice(-4).map((e) => e.eventType),
+            lastTaskFailure: failed?.workflowTaskFailedEventAttributes?.failure?.message?.slice(0, 300),
+          };
+        } catch (err) {
+          return { workflowId, error: err instanceof Error ? err.message : String(err) };
+        }
+      }),
+    );
+  } finally {
+    await connection.close();
+  }
 }
 
 function printTable(r: ReturnType<typeof accountFor>) {
