@@ -39,7 +39,7 @@ export interface AccountingInput {
   finals: Map<string, FinalState>;
   apiStatus: Map<string, string>;
   faults: Fault[];
-  /** Deliveries whose history records an attempt's lease running out (ActivityTaskTimedOut). */
+  /** Deliveries whose history records an attempt's lease running out (ActivityTaskTimedOut, or the inline attempt's local-activity marker with its timeout). */
   leaseExpired: Set<string>;
   lastFault: number;
   settledAt: number;

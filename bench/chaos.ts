@@ -231,7 +231,7 @@ async function main() {
     }
 
     // A same-attempt repeat without an injected fault: did Temporal record the attempt's lease
-    // running out (ActivityTaskTimedOut)? Then the worker never reported that attempt in
+    // running out (ActivityTaskTimedOut, or a local activity's marker with its timeout)? Then the worker never reported that attempt in
     // time (on this shared machine: starved of CPU) and Temporal re-dispatched it.
     const leaseExpired = await leaseExpiries(info.temporalAddress, info.namespace, receivers.log);
     // Still open at the deadline: what Temporal says of each (a failing workflow task's cause).
@@ -297,7 +297,13 @@ async function leaseExpiries(address: string, namespace: string, arrivals: Arriv
             execution: { workflowId },
             nextPageToken: token,
           });
-        if (page.history?.events?.some((e) => e.activityTaskTimedOutEventAttributes)) out.add(workflowId);
+        // The inline first attempt's lease is its local activity's timeout, in its marker.
+        const timedOut = page.history?.events?.some(
+          (e) =>
+            e.activityTaskTimedOutEventAttributes ||
+            e.markerRecordedEventAttributes?.failure?.timeoutFailureInfo,
+        );
+        if (timedOut) out.add(workflowId);
         token = page.nextPageToken?.length ? page.nextPageToken : undefined;
       } while (token && !out.has(workflowId));
     }
