@@ -54,9 +54,28 @@ function faultDuring(faults: Fault[], from: number, to: number): Fault | undefin
 }
 
 /**
+ * When each endpoint (other than the gone one) was disabled by its health rule: the last
+ * attempt of its first delivery that spent every attempt with no 2xx (R-SMENGO-HEALTH).
+ */
+function disabledByExhaustion(input: AccountingInput, byEvent: Map<string, Arrival[]>): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const a of input.accepted) {
+    if (a.endpoint === input.goneEndpoint) continue;
+    const final = input.finals.get(a.eventId);
+    const seen = byEvent.get(a.eventId) ?? [];
+    const spent = (final?.attemptCount ?? 0) >= (final?.attemptBudget ?? input.policy.maxAttempts);
+    if (final?.status !== 'exhausted' || !spent || seen.length === 0 || seen.some((s) => s.outcome === 'ok'))
+      continue;
+    const at = Math.max(...seen.map((s) => s.at));
+    out.set(a.endpoint, Math.min(out.get(a.endpoint) ?? Infinity, at));
+  }
+  return out;
+}
+
+/**
  * Every accepted event is either delivered (its receiver answered 2xx in time), or final in
- * the API exactly as the policy says: 410 on the gone endpoint, or all attempts spent with
- * no 2xx among them. Anything else is unexplained; an event neither delivered nor final
+ * the API exactly as the policy says: 410 on the gone endpoint, all attempts spent with no
+ * 2xx among them, or ended by its endpoint's disable after such an exhausted delivery. Anything else is unexplained; an event neither delivered nor final
  * when the drain ended is lost.
  */
 export function accountFor(input: AccountingInput) {
@@ -75,6 +94,7 @@ export function accountFor(input: AccountingInput) {
   const unexplained: Array<{ eventId: string; why: string }> = [];
   const deadReasons: Record<string, number> = {};
   let apiDisagreesExplained = 0;
+  const disabledAt = disabledByExhaustion(input, byEvent);
   for (const a of input.accepted) {
     const seen = byEvent.get(a.eventId) ?? [];
     const ok = seen.find((s) => s.outcome === 'ok');
@@ -114,9 +134,25 @@ export function accountFor(input: AccountingInput) {
       continue;
     }
     const spent = (final.attemptCount ?? 0) >= (final.attemptBudget ?? policy.maxAttempts);
+    const disabled = disabledAt.get(a.endpoint);
     if (final.status === 'exhausted' && spent && seen.every((s) => s.outcome !== 'ok')) {
       deadAsPolicy++;
       const why = `exhausted after ${final.attemptCount} attempts`;
+      deadReasons[why] = (deadReasons[why] ?? 0) + 1;
+    } else if (
+      disabled !== undefined &&
+      (final.status === 'no_delivery'
+        ? a.at >= disabled
+        : /endpoint_disabled/.test(final.lastError ?? '') &&
+          ['dead', 'failed', 'exhausted'].includes(final.status) &&
+          seen.every((s) => s.at <= disabled + timeoutMs + 1000))
+    ) {
+      // R-SMENGO-HEALTH (standard is "as smengo"): an exhausted delivery disables its endpoint;
+      // what was pending dies `endpoint_disabled` and later events fan out to nothing. Explained
+      // only when nothing was sent to the endpoint after the disable, and, for an event with no
+      // delivery, when it was accepted after it.
+      deadAsPolicy++;
+      const why = `${final.status}: endpoint disabled after an exhausted delivery`;
       deadReasons[why] = (deadReasons[why] ?? 0) + 1;
     } else {
       unexplained.push({

@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import {
+  accountFor,
+  type Accepted,
+  type AccountingInput,
+  type FinalState,
+} from '../../../bench/chaos-accounting.js';
+import type { Arrival } from '../../../bench/chaos-receiver.js';
+
+const policy = { maxAttempts: 6, retryDelays: [1, 2, 2, 3, 3], timeoutSeconds: 2 };
+
+function input(
+  accepted: Accepted[],
+  arrivals: Arrival[],
+  finals: Record<string, FinalState>,
+): AccountingInput {
+  return {
+    seed: 1,
+    events: accepted.length,
+    endpoints: 3,
+    rate: 1,
+    policy,
+    goneEndpoint: 2,
+    accepted,
+    rejected: 0,
+    publishRetries: 0,
+    arrivals,
+    finals: new Map(Object.entries(finals)),
+    apiStatus: new Map(),
+    faults: [],
+    leaseExpired: new Set(),
+    lastFault: 0,
+    settledAt: 1,
+    publishStart: 0,
+    publishEnd: 1,
+    command: 'test',
+  };
+}
+const event = (eventId: string, endpoint: number, at: number, deliveries = true): Accepted => ({
+  eventId,
+  endpoint,
+  at,
+  deliveryIds: deliveries ? [`dlv_${eventId}`] : [],
+});
+const failed = (eventId: string, endpoint: number, attempt: number, at: number): Arrival => ({
+  endpoint,
+  webhookId: eventId,
+  deliveryId: `dlv_${eventId}`,
+  attempt,
+  at,
+  outcome: '5xx',
+});
+const exhausted: FinalState = { status: 'exhausted', attemptCount: 6, attemptBudget: 6 };
+
+// Endpoint 0: e1 spends its 6 attempts (the last at 60 s), which disables the endpoint.
+const e1 = [1, 2, 3, 4, 5, 6].map((n) => failed('e1', 0, n, n * 10_000));
+
+describe('19 chaos accounting: an endpoint disabled by its health rule (R-SMENGO-HEALTH, standard as smengo)', () => {
+  it('explains what the disable ended: a pending delivery dead `endpoint_disabled`, later events fanned out to nothing', () => {
+    const r = accountFor(
+      input(
+        [event('e1', 0, 0), event('e2', 0, 5_000), event('e3', 0, 61_000, false)],
+        [...e1, failed('e2', 0, 1, 6_000)],
+        {
+          e1: exhausted,
+          e2: { status: 'dead', attemptCount: 1, attemptBudget: 6, lastError: 'endpoint_disabled' },
+          e3: { status: 'no_delivery' },
+        },
+      ),
+    );
+    expect(r.figures.unexplained).toBe(0);
+    expect(r.figures.deadAsPolicy).toBe(3);
+  });
+
+  it('does not explain an event with no delivery accepted before the disable, one sent to after it, or another endpoint', () => {
+    const r = accountFor(
+      input(
+        [
+          event('e1', 0, 0),
+          event('e4', 0, 30_000, false),
+          event('e5', 0, 5_000),
+          event('e6', 1, 61_000, false),
+        ],
+        [...e1, failed('e5', 0, 1, 70_000)],
+        {
+          e1: exhausted,
+          e4: { status: 'no_delivery' },
+          e5: { status: 'dead', attemptCount: 1, attemptBudget: 6, lastError: 'endpoint_disabled' },
+          e6: { status: 'no_delivery' },
+        },
+      ),
+    );
+    expect(r.unexplained.map((u) => u.eventId).sort()).toEqual(['e4', 'e5', 'e6']);
+  });
+});
