@@ -59,20 +59,16 @@ function setHead(s: OrderState, now: number) {
  * The publish path hands over the deliveries it is about to start, in publish order. Ids
  * already queued or recently finished are left as they are (a repeated publish); past
  * MAX_ORDERED_QUEUE the rest are not queued now and join when they ask, when there is room.
- * Returns the new head to wake when the queue was empty (normally nobody is waiting yet).
+ * Nobody is woken: they have not started yet (one that had asked would be queued already).
  */
-export function enqueue(s: OrderState, ids: readonly string[], now: number): string[] {
+export function enqueue(s: OrderState, ids: readonly string[], now: number): void {
   const wasEmpty = s.queue.length === 0;
   for (const id of ids) {
     if (s.queue.length >= MAX_ORDERED_QUEUE) break;
     if (s.queue.includes(id) || s.done.includes(id)) continue;
     s.queue.push(id);
   }
-  if (wasEmpty && s.queue.length > 0) {
-    setHead(s, now);
-    return [s.queue[0]!];
-  }
-  return [];
+  if (wasEmpty && s.queue.length > 0) setHead(s, now);
 }
 
 /**
