@@ -16,7 +16,9 @@
  *   new head is woken.
  * - A head that is never heard from (its workflow terminated, or never started) would block
  *   the queue for ever: once it has been silent for STALE_HEAD_MS while later ones wait, the
- *   endpoint looks its workflow up (an activity); one that is not running is dropped.
+ *   endpoint looks its workflow up (an activity, on its own timer: waiters do not poll); one
+ *   that is not running is dropped. A head found running (a long backoff, a hold) is looked
+ *   up again less and less often, at most every MAX_STALE_CHECK_MS.
  */
 
 import { ORDER_DEFERRAL_CODE } from './limiter.js';
@@ -27,32 +29,43 @@ export { ORDER_DEFERRAL_CODE };
 export const MAX_ORDERED_QUEUE = 5_000;
 /** The last this many finished ids, so a repeated publish does not put them back in the queue. */
 export const DONE_KEPT = 500;
-/**
- * A waiter looks again after this if its wake is lost (the wake is what ends its wait). Also
- * how often a waiter's ask may start a check of a silent head.
- */
-export const ORDER_RECHECK_MS = 30_000;
+/** A waiter looks again after this if its wake is lost (the wake is what ends its wait). */
+export const ORDER_RECHECK_MS = 300_000;
 /** A head not heard from (asking or finishing) for this long is looked up while others wait. */
 export const STALE_HEAD_MS = 30_000;
+/** The longest silence between two lookups of a head found running each time. */
+export const MAX_STALE_CHECK_MS = 3_600_000;
 
 export interface OrderState {
   /** Unfinished ordered deliveries, oldest (the head, the only one that may send) first. */
   queue: string[];
   /** When the head was last heard from: it became the head, asked, or was found running. */
   headSeenAt?: number;
+  /** Lookups that found the current head running: each doubles the silence before the next. */
+  headChecks?: number;
   /** Recently finished ids (bounded), ignored by a repeated enqueue. */
   done: string[];
 }
 
-export type OrderVerdict = { ok: true } | { ok: false; code: string; retryInMs: number; checkHead?: string };
+export type OrderVerdict = { ok: true } | { ok: false; code: string; retryInMs: number };
 
 export function emptyOrder(): OrderState {
   return { queue: [], done: [] };
 }
 
 function setHead(s: OrderState, now: number) {
+  delete s.headChecks;
   if (s.queue.length > 0) s.headSeenAt = now;
   else delete s.headSeenAt;
+}
+
+/**
+ * When the endpoint looks up a silent head: only while someone waits behind it; STALE_HEAD_MS
+ * after it was last heard from, doubled for every lookup that found it running.
+ */
+export function staleHeadAt(s: OrderState): number | undefined {
+  if (s.queue.length < 2 || s.headSeenAt === undefined) return undefined;
+  return s.headSeenAt + Math.min(MAX_STALE_CHECK_MS, STALE_HEAD_MS * 2 ** (s.headChecks ?? 0));
 }
 
 /**
@@ -74,7 +87,6 @@ export function enqueue(s: OrderState, ids: readonly string[], now: number): voi
 /**
  * An ordered delivery asks to send. The head may; any other waits. One the endpoint never
  * heard of (or that finished a round before: a dead-letter retry or replay) joins at the tail.
- * `checkHead`: the head has been silent too long; the endpoint should look it up.
  */
 export function askTurn(s: OrderState, id: string, now: number): OrderVerdict {
   if (!s.queue.includes(id)) {
@@ -87,9 +99,7 @@ export function askTurn(s: OrderState, id: string, now: number): OrderVerdict {
     s.headSeenAt = now;
     return { ok: true };
   }
-  const head = s.queue[0]!;
-  const stale = s.headSeenAt === undefined || now - s.headSeenAt >= STALE_HEAD_MS;
-  return { ok: false, code: ORDER_DEFERRAL_CODE, retryInMs: ORDER_RECHECK_MS, ...(stale ? { checkHead: head } : {}) };
+  return { ok: false, code: ORDER_DEFERRAL_CODE, retryInMs: ORDER_RECHECK_MS };
 }
 
 /**
@@ -111,6 +121,7 @@ export function headChecked(s: OrderState, id: string, running: boolean, now: nu
   if (s.queue[0] !== id) return [];
   if (running) {
     s.headSeenAt = now;
+    s.headChecks = (s.headChecks ?? 0) + 1;
     return [];
   }
   s.queue.shift();

@@ -18,7 +18,7 @@ import { healthBanner } from '../health/reporting.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
 import { acquire, emptyFlow, expireLeases, flowOptionsOf, nextExpiry, release, type FlowState, type Verdict } from '../flow/limiter.js';
-import { askTurn, clearOrder, emptyOrder, enqueue, finish, headChecked } from '../flow/order.js';
+import { askTurn, clearOrder, emptyOrder, enqueue, finish, headChecked, staleHeadAt } from '../flow/order.js';
 import { wakeSignal } from '../shared/messages.js';
 import {
   acquirePermitUpdate,
@@ -126,6 +126,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   let permitsThisRun = 0;
   // Issue 17 (`ordering: 'fifo'`): a silent head to look up, and whether a lookup is out.
   let headToCheck: string | undefined;
+  /** When to look up a silent head (only while someone waits behind it, on ordered endpoints). */
+  const staleAt = () => (fifo() && !checkingHead && flow.order ? staleHeadAt(flow.order) : undefined);
   let checkingHead = false;
   const fifo = () => config.ordering === 'fifo';
   const order = () => (flow.order ??= emptyOrder());
@@ -320,14 +322,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       // first, so a delivery waiting its turn holds no slot and spends no token.
       if (r.ordered && fifo()) {
         const t = askTurn(order(), r.deliveryId, now);
-        if (!t.ok) {
-          if (t.checkHead !== undefined && !checkingHead) {
-            headToCheck = t.checkHead;
-            // Asked once per silent spell: the head counts as seen until the lookup answers.
-            order().headSeenAt = now;
-          }
-          return { granted: false, code: t.code, retryInMs: t.retryInMs };
-        }
+        if (!t.ok) return { granted: false, code: t.code, retryInMs: t.retryInMs };
       }
       const { verdict, wake } = acquire(flow, o, r, now);
       wakeAll(wake);
@@ -428,11 +423,19 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     const wakeAt = nextWakeAt(config.preset, health);
     // Issue 17: a lease of a killed worker's send runs out: its slot goes to a waiter. Only
     // endpoints with maxInFlight have leases, so no other history gets this timer.
+    // Issue 17: an ordered endpoint also looks up a head silent for too long. Only ordered
+    // endpoints with someone waiting have that time, so no other history gets this timer.
     const leaseAt = nextExpiry(flow);
+    const headAt = staleAt();
+    const flowAt = headAt !== undefined && (leaseAt === undefined || headAt < leaseAt) ? headAt : leaseAt;
     // A lease that runs out sooner than the one watched (or the first one) restarts the wait.
     const sooner = () => {
       const at = nextExpiry(flow);
-      return at !== undefined && (leaseAt === undefined || at < leaseAt);
+      const head = staleAt();
+      return (
+        (at !== undefined && (flowAt === undefined || at < flowAt)) ||
+        (head !== undefined && (flowAt === undefined || head < flowAt))
+      );
     };
     const ready = () =>
       effects.length > 0 ||
@@ -441,9 +444,13 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       (deleted && background.size === 0) ||
       mustRollOver() ||
       sooner();
-    if (leaseAt !== undefined && (wakeAt === undefined || leaseAt < wakeAt)) {
-      if (!(await condition(ready, Math.max(1, leaseAt - Date.now()))))
+    if (flowAt !== undefined && (wakeAt === undefined || flowAt < wakeAt)) {
+      if (!(await condition(ready, Math.max(1, flowAt - Date.now())))) {
         wakeAll(expireLeases(flow, flowOptionsOf(config) ?? {}, Date.now()));
+        const head = flow.order?.queue[0];
+        const due = staleAt();
+        if (head !== undefined && due !== undefined && due <= Date.now()) headToCheck = head;
+      }
     } else if (wakeAt === undefined) await condition(ready);
     else if (!(await condition(ready, Math.max(1, wakeAt - Date.now()))))
       apply({ kind: 'tick', at: Date.now() });

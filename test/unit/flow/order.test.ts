@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import {
   DONE_KEPT,
   MAX_ORDERED_QUEUE,
+  MAX_STALE_CHECK_MS,
   ORDER_DEFERRAL_CODE,
   ORDER_RECHECK_MS,
   STALE_HEAD_MS,
@@ -11,6 +12,7 @@ import {
   enqueue,
   finish,
   headChecked,
+  staleHeadAt,
 } from '../../../src/flow/order.js';
 
 // Issue 17 (R-RH-DEFER "ordered delivery waiting for the previous delivery"): the pure order
@@ -77,17 +79,25 @@ describe('R-RH-DEFER: ordered delivery bookkeeping (issue 17)', () => {
 
   it('R-RH-DEFER: a head silent for STALE_HEAD_MS is looked up; one not running is dropped and the next woken', () => {
     const s = emptyOrder();
-    enqueue(s, ['gone', 'd2', 'd3'], 0);
-    expect(askTurn(s, 'd2', STALE_HEAD_MS - 1)).not.toHaveProperty('checkHead');
-    expect(askTurn(s, 'd2', STALE_HEAD_MS)).toMatchObject({ ok: false, checkHead: 'gone' });
-    // Still running (a long backoff): kept, seen now, not looked up again at once.
+    enqueue(s, ['gone'], 0);
+    // Nobody waits behind it: nothing to look up.
+    expect(staleHeadAt(s)).toBeUndefined();
+    enqueue(s, ['d2', 'd3'], 5);
+    expect(staleHeadAt(s)).toBe(STALE_HEAD_MS);
+    // Still running (a long backoff): kept, and looked up less and less often.
     expect(headChecked(s, 'gone', true, STALE_HEAD_MS)).toEqual([]);
-    expect(askTurn(s, 'd2', STALE_HEAD_MS + 1)).not.toHaveProperty('checkHead');
-    // Terminated: dropped, d2 is woken.
-    expect(headChecked(s, 'gone', false, 2 * STALE_HEAD_MS)).toEqual(['d2']);
-    expect(askTurn(s, 'd2', 2 * STALE_HEAD_MS)).toEqual({ ok: true });
-    // A stale answer about a delivery no longer the head changes nothing.
-    expect(headChecked(s, 'gone', false, 3 * STALE_HEAD_MS)).toEqual([]);
+    expect(staleHeadAt(s)).toBe(STALE_HEAD_MS + 2 * STALE_HEAD_MS);
+    headChecked(s, 'gone', true, 3 * STALE_HEAD_MS);
+    expect(staleHeadAt(s)).toBe(3 * STALE_HEAD_MS + 4 * STALE_HEAD_MS);
+    for (let i = 0; i < 20; i++) headChecked(s, 'gone', true, 0);
+    expect(staleHeadAt(s)).toBe(MAX_STALE_CHECK_MS);
+    // Terminated: dropped, d2 is woken; a new head starts with the shortest silence.
+    expect(headChecked(s, 'gone', false, 1_000)).toEqual(['d2']);
+    expect(staleHeadAt(s)).toBe(1_000 + STALE_HEAD_MS);
+    expect(askTurn(s, 'd2', 2_000)).toEqual({ ok: true });
+    expect(staleHeadAt(s)).toBe(2_000 + STALE_HEAD_MS);
+    // A late answer about a delivery no longer the head changes nothing.
+    expect(headChecked(s, 'gone', false, 3_000)).toEqual([]);
     expect(s.queue).toEqual(['d2', 'd3']);
   });
 
