@@ -153,7 +153,9 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
             const sent = rows.find((r) => r.kind === 'attempt' || r.kind === 'refused');
             if (sent) {
               if (sent.code !== undefined) return { released: released.size, stopped: true };
-              break;
+              // Issue 17: an ordered endpoint's next delivery may go only once this one has
+              // ended its round (and so released its place): wait for that, not just the send.
+              if (snap.flow?.ordering !== 'fifo' || (s.status !== 'pending' && s.status !== 'processing')) break;
             }
             if (s.status !== 'pending' && s.status !== 'processing') break;
             // Issue 17: an ordered delivery whose earlier one is unfinished cannot take its turn
