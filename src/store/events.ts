@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { reportHoldFull } from '../deliveries/hold-overflow.js';
 import { startDelivery } from '../deliveries/start-delivery.js';
 import type { DeliveryInput } from '../shared/delivery-types.js';
@@ -102,7 +102,13 @@ async function enqueueOrdered(client: Client, deliveries: readonly DeliveryInput
   }
   await Promise.all(
     [...byEndpoint].map(([endpointId, deliveryIds]) =>
-      client.workflow.getHandle(endpointId).signal(enqueueOrderedSignal, { deliveryIds }),
+      client.workflow
+        .getHandle(endpointId)
+        .signal(enqueueOrderedSignal, { deliveryIds })
+        // An endpoint deleted since the list was read: its deliveries end as it is gone.
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }),
     ),
   );
 }
