@@ -126,11 +126,11 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   let permitsThisRun = 0;
   // Issue 17 (`ordering: 'fifo'`): a silent head to look up, and whether a lookup is out.
   let headToCheck: string | undefined;
-  /** When to look up a silent head (only while someone waits behind it, on ordered endpoints). */
-  const staleAt = () => (fifo() && !checkingHead && flow.order ? staleHeadAt(flow.order) : undefined);
   let checkingHead = false;
   const fifo = () => config.ordering === 'fifo';
   const order = () => (flow.order ??= emptyOrder());
+  /** When to look up a silent head (only while someone waits behind it, on ordered endpoints). */
+  const staleAt = () => (fifo() && !checkingHead && flow.order ? staleHeadAt(flow.order) : undefined);
 
   // Issue 14.14: HeraldEndpointStatus follows the health status. Upserted only when the
   // two differ: once per status change (never per delivery), and once for an endpoint
@@ -422,9 +422,9 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   for (;;) {
     const wakeAt = nextWakeAt(config.preset, health);
     // Issue 17: a lease of a killed worker's send runs out: its slot goes to a waiter. Only
-    // endpoints with maxInFlight have leases, so no other history gets this timer.
-    // Issue 17: an ordered endpoint also looks up a head silent for too long. Only ordered
-    // endpoints with someone waiting have that time, so no other history gets this timer.
+    // endpoints with maxInFlight have leases, so no other history gets this timer. An ordered
+    // endpoint also looks up a head silent for too long; only ordered endpoints with someone
+    // waiting have that time.
     const leaseAt = nextExpiry(flow);
     const headAt = staleAt();
     const flowAt = headAt !== undefined && (leaseAt === undefined || headAt < leaseAt) ? headAt : leaseAt;
