@@ -4,6 +4,8 @@ import { isPermanentEmailError, isPermanentWebhookCode, type Notifier } from '..
 import type { Notice, NoticeContext } from '../notify/notices.js';
 import { boundedMap } from '../shared/bounded-map.js';
 import { pendingDeliveries } from '../store/visibility.js';
+import { unlessNotFound } from '../store/not-found.js';
+import { ORDER_DEFERRAL_CODE } from '../flow/limiter.js';
 import { deliveryStateQuery, drainTurnSignal, endDeliverySignal, wakeSignal } from '../shared/messages.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { OperationalWebhook, TestResult } from '../shared/endpoint-types.js';
@@ -97,6 +99,16 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
     },
 
     /**
+     * Issue 17 (`ordering: 'fifo'`): whether the head of an ordered endpoint's queue still has
+     * a running workflow. One terminated, closed without telling, or never started (its
+     * publish died between the enqueue and the start) is dropped from the queue.
+     */
+    async isDeliveryRunning(args: { deliveryId: string }): Promise<boolean> {
+      const d = await unlessNotFound(need().workflow.getHandle(args.deliveryId).describe());
+      return d?.status.name === 'RUNNING';
+    },
+
+    /**
      * Dong Tien: releases held deliveries one at a time, oldest first, each sending once
      * before the next; stops as soon as one fails (the endpoint suspends itself again).
      * Runs as an activity so ten thousand releases never touch the endpoint's history.
@@ -104,6 +116,7 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
     async drainHeldDeliveries(args: { endpointId: string }): Promise<{ released: number; stopped: boolean }> {
       const client = need();
       const released = new Set<string>();
+      let skippedLastPass = 0;
       for (;;) {
         let listed: Array<{ id: string; startedAt: number }>;
         try {
@@ -116,12 +129,18 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
           .filter((d) => !released.has(d.id))
           .sort((a, b) => a.startedAt - b.startedAt || a.id.localeCompare(b.id));
         if (queue.length === 0) return { released: released.size, stopped: false };
+        // Issue 17: a pass where every delivery waited for an earlier one (its head not held,
+        // or gone and not yet dropped) looks again after a pause instead of spinning.
+        let skipped = 0;
+        if (skippedLastPass >= queue.length) await sleep(1_000);
         for (const d of queue) {
           const snap = await client.workflow.getHandle(args.endpointId).query(endpointSnapshotQuery);
           if (!snap.health.draining || snap.health.status !== 'active')
             return { released: released.size, stopped: true };
           const handle = client.workflow.getHandle(d.id);
-          const before = (await handle.query(deliveryStateQuery)).attempts.length;
+          const was = (await handle.query(deliveryStateQuery)).attempts;
+          const before = was.length;
+          const lastBefore = JSON.stringify(was[before - 1] ?? null);
           await handle.signal(drainTurnSignal);
           released.add(d.id);
           // Wait for its one send: a new attempt row, or the delivery ending.
@@ -134,15 +153,31 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
             const sent = rows.find((r) => r.kind === 'attempt' || r.kind === 'refused');
             if (sent) {
               if (sent.code !== undefined) return { released: released.size, stopped: true };
-              break;
+              // Issue 17: an ordered endpoint's next delivery may go only once this one has
+              // ended its round (and so released its place): wait for that, not just the send.
+              if (snap.flow?.ordering !== 'fifo' || (s.status !== 'pending' && s.status !== 'processing')) break;
             }
             if (s.status !== 'pending' && s.status !== 'processing') break;
+            // Issue 17: an ordered delivery whose earlier one is unfinished cannot take its turn
+            // (a publish raced another, or a dead-letter retry sits behind newer ones); the
+            // drain goes on to the next and gives it its turn on a later pass.
+            // (A long run of them widens the last row instead of adding one.)
+            const last = s.attempts[s.attempts.length - 1];
+            const waitsForOrder =
+              rows.some((r) => r.kind === 'deferral' && r.code === ORDER_DEFERRAL_CODE) ||
+              (last?.kind === 'deferral' && last.code === ORDER_DEFERRAL_CODE && JSON.stringify(last) !== lastBefore);
+            if (waitsForOrder) {
+              released.delete(d.id);
+              skipped++;
+              break;
+            }
             // A stale read made it defer again: give it the turn once more.
             if (rows.some((r) => r.kind === 'deferral') && i % 20 === 19)
               await handle.signal(drainTurnSignal);
             await sleep(50);
           }
         }
+        skippedLastPass = skipped;
       }
     },
 

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { CONCURRENCY_DEFERRAL_CODE, HOLD_MS, RATE_DEFERRAL_CODE, lateBoundMs, type Verdict } from '../flow/limiter.js';
+import { CONCURRENCY_DEFERRAL_CODE, HOLD_MS, ORDER_DEFERRAL_CODE, RATE_DEFERRAL_CODE, lateBoundMs, type Verdict } from '../flow/limiter.js';
 import { leaseSecondsFor } from '../policy/presets.js';
 import type { AttemptRequest } from '../shared/delivery-types.js';
 import { acquirePermitUpdate, releasePermitSignal } from '../shared/endpoint-messages.js';
@@ -31,7 +31,7 @@ export const PERMIT_UNAVAILABLE_RETRY_MS = 1_000;
 export const LATE_MS = 250;
 
 interface Waiting {
-  request: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number };
+  request: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number; ordered?: true };
   resolve(v: Verdict | undefined): void;
 }
 
@@ -103,7 +103,15 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
       const leaseMs = leaseSecondsFor(req.preset, req.timeoutSeconds) * 1000;
       // This send's own name for its lease (a repeat of the same delivery is another send).
       const holder = flow.maxInFlight !== undefined ? randomUUID().slice(0, 8) : undefined;
-      const request = { deliveryId: req.deliveryId, leaseMs, ...(holder ? { holder } : {}) };
+      // Issue 17: only a delivery accepted while the endpoint was ordered takes part in the
+      // order (one created before `ordering: 'fifo'` was set goes as it always did).
+      const ordered = req.ordered === true && flow.ordering === 'fifo';
+      const request = {
+        deliveryId: req.deliveryId,
+        leaseMs,
+        ...(holder ? { holder } : {}),
+        ...(ordered ? { ordered: true as const } : {}),
+      };
       let sendAt: number | undefined;
       // A turn whose time had passed when the answer came (a slow update): sending now would
       // bunch it with the turns after it, so it asks again instead (no attempt spent).
@@ -123,7 +131,7 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
         if (wait > 0) await sleep(Math.min(wait, HOLD_MS));
       };
       const late = { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: 1 } } as const;
-      if (!flow.rateLimit && flow.maxInFlight === undefined) {
+      if (!flow.rateLimit && flow.maxInFlight === undefined && !ordered) {
         await waitForTurn(sendAt);
         // A timer that fired late (this process was busy) would bunch its send with later turns.
         return missed(sendAt) ? late : { kind: 'send' };
@@ -133,7 +141,12 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
         return {
           kind: 'defer',
           deferral: {
-            code: flow.maxInFlight !== undefined ? CONCURRENCY_DEFERRAL_CODE : RATE_DEFERRAL_CODE,
+            code:
+              flow.maxInFlight !== undefined
+                ? CONCURRENCY_DEFERRAL_CODE
+                : flow.rateLimit
+                  ? RATE_DEFERRAL_CODE
+                  : ORDER_DEFERRAL_CODE,
             retryInMs: PERMIT_UNAVAILABLE_RETRY_MS,
           },
         };

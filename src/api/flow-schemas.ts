@@ -1,5 +1,11 @@
 import { z } from '@hono/zod-openapi';
-import { INVALID_FLOW_OPTION, MAX_BURST, MAX_IN_FLIGHT, MAX_PER_SECOND, MIN_PER_SECOND } from '../flow/limits.js';
+import {
+  INVALID_FLOW_OPTION,
+  MAX_BURST,
+  MAX_IN_FLIGHT,
+  MAX_PER_SECOND,
+  MIN_PER_SECOND,
+} from '../flow/limits.js';
 
 // Issue 17: the endpoint's flow options (R-RH-DEFER) and the tenant's rate limit.
 
@@ -12,10 +18,13 @@ export const rateLimitSchema = z
       description: `Sends a second, ${MIN_PER_SECOND} to ${MAX_PER_SECOND}; fractions allowed (0.5 = one every 2 s)`,
       example: 5,
     }),
-    burst: z.number().optional().openapi({
-      description: `Sends allowed back to back after a quiet spell (the bucket's size), 1 to ${MAX_BURST}; default 1`,
-      example: 1,
-    }),
+    burst: z
+      .number()
+      .optional()
+      .openapi({
+        description: `Sends allowed back to back after a quiet spell (the bucket's size), 1 to ${MAX_BURST}; default 1`,
+        example: 1,
+      }),
   })
   .superRefine((v, ctx) => {
     if (!(v.perSecond >= MIN_PER_SECOND && v.perSecond <= MAX_PER_SECOND))
@@ -47,20 +56,40 @@ export const maxInFlightSchema = z
   });
 
 /**
- * Ordered delivery is not enforced yet, so the option is refused rather than stored and
- * ignored: a tenant who asks for order must not believe they have it.
+ * Issue 17: ordered (FIFO) delivery. Deliveries of events accepted while it is set are
+ * attempted in acceptance order: a later one waits (`waiting_for_previous`, no attempt spent)
+ * while an earlier one is unfinished (retrying, in backoff, or held). A string refined rather
+ * than an enum, so a bad value is an `invalid_flow_option` like the other options' bad values;
+ * the document shows the enum.
  */
-export const orderingSchema = z
-  .enum(['fifo'])
-  .superRefine((_v, ctx) =>
-    ctx.addIssue({
-      code: 'custom',
-      message: "ordering 'fifo' is not available yet: deliveries are not held in order",
-      params: { code: INVALID_FLOW_OPTION },
-    }),
-  )
-  .openapi({
-    description:
-      'Reserved for ordered (FIFO) delivery, which is not available yet: any value is refused with ' +
-      '400 `invalid_flow_option`.',
+const orderingValue = () =>
+  z.string().superRefine((v, ctx) => {
+    if (v !== 'fifo')
+      ctx.addIssue({
+        code: 'custom',
+        message: "ordering must be 'fifo' (or null on PATCH to clear it)",
+        params: { code: INVALID_FLOW_OPTION },
+      });
   });
+
+const ORDERING_DESCRIPTION =
+  '`fifo`: deliveries of events accepted while it is set are attempted in the order the events were ' +
+  'accepted (publish order for events published one after the other). A later delivery waits while an ' +
+  'earlier one is unfinished: retrying, in backoff, or held; that wait is a deferral (`waiting_for_previous`, ' +
+  'no attempt spent). An earlier one that ends (succeeded, exhausted, dead, failed) releases the next. A ' +
+  'dead-letter retry or replay joins the queue at its tail. Deliveries created before it was set keep no order.';
+
+export const orderingSchema = orderingValue().openapi({
+  enum: ['fifo'],
+  description: ORDERING_DESCRIPTION,
+  example: 'fifo',
+}) as unknown as z.ZodType<'fifo'>;
+
+/** PATCH: `null` clears the option (every delivery waiting for an earlier one goes). */
+export const orderingPatchSchema = orderingValue()
+  .nullable()
+  .openapi({
+    enum: ['fifo', null],
+    description: `${ORDERING_DESCRIPTION} \`null\` clears it: every delivery waiting for an earlier one goes.`,
+    example: 'fifo',
+  }) as unknown as z.ZodType<'fifo' | null>;

@@ -7,7 +7,7 @@ import type { EndpointConfig, EndpointView, TestResult } from '../shared/endpoin
 import type { Destination, VerificationView as SourceVerificationView } from '../shared/source-types.js';
 import { secretProblem } from '../signing/standard-webhooks.js';
 import { verificationModeSchema, verificationViewSchema } from './verification-schemas.js';
-import { maxInFlightSchema, orderingSchema, rateLimitSchema } from './flow-schemas.js';
+import { maxInFlightSchema, orderingPatchSchema, orderingSchema, rateLimitSchema } from './flow-schemas.js';
 
 /**
  * Every value of a string union, as a tuple for z.enum. Leaving one out, or listing one the
@@ -98,7 +98,7 @@ export const patchEndpointSchema = z
     // Issue 17: null removes the option.
     rateLimit: rateLimitSchema.nullable().optional(),
     maxInFlight: maxInFlightSchema.nullable().optional(),
-    ordering: orderingSchema.nullable().optional(),
+    ordering: orderingPatchSchema.optional(),
   })
   .openapi('PatchEndpoint');
 

@@ -116,6 +116,8 @@ export async function publishEvent(
       policy: settings.resolvePolicy(preset, ep.config.policy),
       createdAt,
       ...(admission === 'dead_letter' ? { deadLetterOnArrival: HOLD_OVERFLOW_CODE } : {}),
+      // Issue 17: an ordered endpoint's delivery takes its place in the endpoint's queue.
+      ...(ep.config.ordering === 'fifo' && admission !== 'dead_letter' ? { ordered: true as const } : {}),
     });
   }
   for (const [i, t] of targets.entries()) {

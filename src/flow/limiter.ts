@@ -11,6 +11,8 @@
  *   waiter, who is woken; newcomers queue behind waiters.
  */
 
+import type { OrderState } from './order.js';
+
 export interface RateLimit {
   perSecond: number;
   /** Tokens the bucket holds: sends allowed back to back after a quiet spell. Default 1. */
@@ -41,6 +43,8 @@ export interface FlowState {
   leases: Record<string, number>;
   /** Deliveries refused a slot, oldest first. */
   waiters: string[];
+  /** `ordering: 'fifo'`: the queue of unfinished ordered deliveries (flow/order.ts). */
+  order?: OrderState;
 }
 
 /** `sendAt`: the workflow-clock time the granted send goes out (the activity waits for it). */

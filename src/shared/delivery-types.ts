@@ -49,6 +49,12 @@ export interface DeliveryInput {
    */
   deadLetterOnArrival?: string;
   /**
+   * Issue 17: the endpoint had `ordering: 'fifo'` when the event was accepted. The delivery
+   * asks the endpoint for its turn before each send and tells it when its round ends. Absent
+   * for every other delivery, which costs exactly what it did before (no round trip, no event).
+   */
+  ordered?: true;
+  /**
    * Set only by the delivery workflow itself when it continues as new (issue 14.1): the
    * run before this one handed over everything a reader or the next attempt needs, so the
    * chain of runs reads as one delivery (same id, same attempt log).
@@ -234,6 +240,8 @@ export interface AttemptRequest {
   scheduledAt: number;
   /** Issue 16: the first attempt, run inside the first workflow task (a local activity). */
   inline?: true;
+  /** Issue 17: an ordered delivery (DeliveryInput.ordered): it sends only as the head of the queue. */
+  ordered?: true;
   /**
    * Issue 16: this first workflow task is a repeat (the one before it timed out or failed).
    * The local activity is still scheduled, so the task's commands are the same whatever the

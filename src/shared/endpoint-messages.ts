@@ -38,7 +38,14 @@ export const verifyEndpointUpdate = defineUpdate<{
  */
 export const acquirePermitUpdate = defineUpdate<
   Array<{ granted: true; sendAt?: number } | { granted: false; code: string; retryInMs: number }>,
-  [{ requests: Array<{ deliveryId: string; leaseMs: number; holder?: string; leadMs?: number }> }]
+  [{ requests: Array<{ deliveryId: string; leaseMs: number; holder?: string; leadMs?: number; ordered?: true }> }]
 >('acquirePermit');
+/**
+ * Issue 17 (`ordering: 'fifo'`): the publish path hands over the ordered deliveries it is
+ * about to start, in publish order, before it starts them (their acceptance order).
+ */
+export const enqueueOrderedSignal = defineSignal<[{ deliveryIds: string[] }]>('enqueueOrdered');
+/** Issue 17: an ordered delivery's round ended (any final status): the next one may go. */
+export const orderDoneSignal = defineSignal<[{ deliveryId: string }]>('orderDone');
 /** Issue 17: a send holding a slot (maxInFlight) ended; the oldest waiter is woken. */
 export const releasePermitSignal = defineSignal<[{ deliveryId: string; holder?: string }]>('releasePermit');

@@ -1,4 +1,4 @@
-import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { reportHoldFull } from '../deliveries/hold-overflow.js';
 import { startDelivery } from '../deliveries/start-delivery.js';
 import type { DeliveryInput } from '../shared/delivery-types.js';
@@ -8,6 +8,7 @@ import { EVENT_WORKFLOW } from '../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attributes.js';
 import type { Directory } from './directory.js';
 import { pendingDeliveries } from './visibility.js';
+import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
 
 export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
 
@@ -26,7 +27,11 @@ export interface PublishStore {
   startEventRecord(input: EventInput): Promise<boolean>;
   /** The record of an event already started (waits for its workflow's result). */
   eventRecord(tenantId: string, eventId: string): Promise<EventRecord>;
-  /** Starts each delivery; one that already exists is left as it is. */
+  /**
+   * Starts each delivery; one that already exists is left as it is. Issue 17: the ordered
+   * ones (`ordered`) are first handed to their endpoint, in order, so its queue has them in
+   * the order they were published before any of them can ask for its turn.
+   */
   startDeliveries(deliveries: DeliveryInput[]): Promise<void>;
   /** Issue 14.10: tells a Dong Tien endpoint its hold overflowed. */
   reportHoldFull(endpointId: string, at: number): Promise<void>;
@@ -71,10 +76,39 @@ export function temporalPublishStore(deps: {
     eventRecord: (tenantId, eventId) =>
       client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId)).result(),
     async startDeliveries(deliveries) {
+      await enqueueOrdered(client, deliveries);
       await Promise.all(
         deliveries.map((d) => startDelivery(client, taskQueue, d, { eager: deps.eagerStart })),
       );
     },
     reportHoldFull: (endpointId, at) => reportHoldFull(client, endpointId, at),
   };
+}
+
+/**
+ * Issue 17 (`ordering: 'fifo'`): one signal per ordered endpoint with the ids of this publish,
+ * before they start. Events published one after the other are queued in publish order;
+ * concurrent publishes in the order the endpoint's signals were accepted. A failure fails the
+ * publish (503): a retry of it with the same event id queues them again (a no-op for those
+ * already queued). Only ordered endpoints get this round trip.
+ */
+async function enqueueOrdered(client: Client, deliveries: readonly DeliveryInput[]): Promise<void> {
+  const byEndpoint = new Map<string, string[]>();
+  for (const d of deliveries) {
+    if (!d.ordered) continue;
+    const ids = byEndpoint.get(d.endpointId);
+    if (ids) ids.push(d.deliveryId);
+    else byEndpoint.set(d.endpointId, [d.deliveryId]);
+  }
+  await Promise.all(
+    [...byEndpoint].map(([endpointId, deliveryIds]) =>
+      client.workflow
+        .getHandle(endpointId)
+        .signal(enqueueOrderedSignal, { deliveryIds })
+        // An endpoint deleted since the list was read: its deliveries end as it is gone.
+        .catch((err: unknown) => {
+          if (!(err instanceof WorkflowNotFoundError)) throw err;
+        }),
+    ),
+  );
 }

@@ -50,7 +50,7 @@ import {
   wakeSignal,
   type ReplayMode,
 } from '../shared/messages.js';
-import { reportHealthSignal } from '../shared/endpoint-messages.js';
+import { orderDoneSignal, reportHealthSignal } from '../shared/endpoint-messages.js';
 import { SA_STATUS } from '../shared/search-attributes.js';
 
 type Command = Reopen;
@@ -261,6 +261,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         drainTurn: turn || undefined,
         freshRead: fresh || undefined,
         scheduledAt: Date.now(),
+        ...(input.ordered ? { ordered: true as const } : {}),
       };
       // The first task's command is the local activity even when the task is a repeat, so
       // a replay issues the same commands whatever it reads; the recorded result decides.
@@ -389,10 +390,25 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     publishStatus();
   }
 
+  /**
+   * Issue 17 (`ordering: 'fifo'`): the round ended, so the next ordered delivery may go. Only
+   * ordered deliveries (a new input field) send it: no other history gets the command. A
+   * dead-letter retry or replay later is a new round that joins the queue at its tail.
+   */
+  const releaseOrder = async () => {
+    if (!input.ordered) return;
+    try {
+      await getExternalWorkflowHandle(input.endpointId).signal(orderDoneSignal, { deliveryId: input.deliveryId });
+    } catch {
+      // The endpoint was deleted: no queue left.
+    }
+  };
+
   const createdAtMs = Date.parse(input.createdAt);
   for (let first = true; ; first = false) {
     if (!(first && arrivedDead)) await runRound();
     round = closeRound(round);
+    await releaseOrder();
     // Issue 16: the run closes with its round; a dead-letter retry or replay starts a new
     // run of the same id from this result (`reopened`). A command taken in this very
     // activation (an update accepted as the round ended) still runs here.

@@ -17,11 +17,14 @@ import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
-import { acquire, emptyFlow, expireLeases, flowOptionsOf, nextExpiry, release, type FlowState } from '../flow/limiter.js';
+import { acquire, emptyFlow, expireLeases, flowOptionsOf, nextExpiry, release, type FlowState, type Verdict } from '../flow/limiter.js';
+import { askTurn, clearOrder, emptyOrder, enqueue, finish, headChecked, staleHeadAt } from '../flow/order.js';
 import { wakeSignal } from '../shared/messages.js';
 import {
   acquirePermitUpdate,
   claimProbeUpdate,
+  enqueueOrderedSignal,
+  orderDoneSignal,
   deleteEndpointUpdate,
   disableEndpointUpdate,
   endpointSnapshotQuery,
@@ -61,6 +64,11 @@ const { drainHeldDeliveries } = proxyActivities<Activities>({
   startToCloseTimeout: '14 days',
   heartbeatTimeout: '1 minute',
   retry: { initialInterval: '1s', maximumInterval: '1 minute' },
+});
+// Issue 17: the lookup of a silent head of an ordered queue (one describe).
+const { isDeliveryRunning } = proxyActivities<Activities>({
+  startToCloseTimeout: '30 seconds',
+  retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
 });
 const { notifyEndpoint } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
@@ -116,6 +124,13 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   // Issue 17: the flow limiter's state (only endpoints with flow options ever change it).
   const flow: FlowState = input.carried?.flow ?? emptyFlow();
   let permitsThisRun = 0;
+  // Issue 17 (`ordering: 'fifo'`): a silent head to look up, and whether a lookup is out.
+  let headToCheck: string | undefined;
+  let checkingHead = false;
+  const fifo = () => config.ordering === 'fifo';
+  const order = () => (flow.order ??= emptyOrder());
+  /** When to look up a silent head (only while someone waits behind it, on ordered endpoints). */
+  const staleAt = () => (fifo() && !checkingHead && flow.order ? staleHeadAt(flow.order) : undefined);
 
   // Issue 14.14: HeraldEndpointStatus follows the health status. Upserted only when the
   // two differ: once per status change (never per delivery), and once for an endpoint
@@ -234,6 +249,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     // A slot limit raised or removed: waiters get the free slots now.
     if (unset?.length || rest.maxInFlight !== undefined)
       wakeAll(expireLeases(flow, flowOptionsOf(config) ?? {}, Date.now()));
+    // Issue 17: ordering switched off: nobody waits for an earlier delivery any more.
+    if (!fifo() && flow.order?.queue.length) wakeAll(clearOrder(flow.order));
     if (operationalWebhook !== undefined)
       config = { ...config, operationalWebhook: operationalWebhook ?? undefined };
     if (transformation !== undefined) config = { ...config, transformation: transformation ?? undefined };
@@ -299,11 +316,24 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   setHandler(acquirePermitUpdate, ({ requests }) => {
     permitsThisRun++;
     const o = flowOptionsOf(config) ?? {};
-    return requests.map((r) => {
-      const { verdict, wake } = acquire(flow, o, r, Date.now());
+    return requests.map((r): Verdict => {
+      const now = Date.now();
+      // Issue 17: an ordered send goes only as the head of the queue; the wait is checked
+      // first, so a delivery waiting its turn holds no slot and spends no token.
+      if (r.ordered && fifo()) {
+        const t = askTurn(order(), r.deliveryId, now);
+        if (!t.ok) return { granted: false, code: t.code, retryInMs: t.retryInMs };
+      }
+      const { verdict, wake } = acquire(flow, o, r, now);
       wakeAll(wake);
       return verdict;
     });
+  });
+  setHandler(enqueueOrderedSignal, ({ deliveryIds }) => {
+    if (fifo() && !deleted) enqueue(order(), deliveryIds, Date.now());
+  });
+  setHandler(orderDoneSignal, ({ deliveryId }) => {
+    if (flow.order) wakeAll(finish(flow.order, deliveryId, Date.now()));
   });
   setHandler(releasePermitSignal, ({ deliveryId, holder }) => {
     wakeAll(release(flow, flowOptionsOf(config) ?? {}, deliveryId, Date.now(), holder));
@@ -392,27 +422,58 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   for (;;) {
     const wakeAt = nextWakeAt(config.preset, health);
     // Issue 17: a lease of a killed worker's send runs out: its slot goes to a waiter. Only
-    // endpoints with maxInFlight have leases, so no other history gets this timer.
+    // endpoints with maxInFlight have leases, so no other history gets this timer. An ordered
+    // endpoint also looks up a head silent for too long; only ordered endpoints with someone
+    // waiting have that time.
     const leaseAt = nextExpiry(flow);
+    const headAt = staleAt();
+    const flowAt = headAt !== undefined && (leaseAt === undefined || headAt < leaseAt) ? headAt : leaseAt;
     // A lease that runs out sooner than the one watched (or the first one) restarts the wait.
     const sooner = () => {
       const at = nextExpiry(flow);
-      return at !== undefined && (leaseAt === undefined || at < leaseAt);
+      const head = staleAt();
+      return (
+        (at !== undefined && (flowAt === undefined || at < flowAt)) ||
+        (head !== undefined && (flowAt === undefined || head < flowAt))
+      );
     };
     const ready = () =>
       effects.length > 0 ||
+      headToCheck !== undefined ||
       wakeForVerification ||
       (deleted && background.size === 0) ||
       mustRollOver() ||
       sooner();
-    if (leaseAt !== undefined && (wakeAt === undefined || leaseAt < wakeAt)) {
-      if (!(await condition(ready, Math.max(1, leaseAt - Date.now()))))
+    if (flowAt !== undefined && (wakeAt === undefined || flowAt < wakeAt)) {
+      if (!(await condition(ready, Math.max(1, flowAt - Date.now())))) {
         wakeAll(expireLeases(flow, flowOptionsOf(config) ?? {}, Date.now()));
+        const head = flow.order?.queue[0];
+        const due = staleAt();
+        if (head !== undefined && due !== undefined && due <= Date.now()) headToCheck = head;
+      }
     } else if (wakeAt === undefined) await condition(ready);
     else if (!(await condition(ready, Math.max(1, wakeAt - Date.now()))))
       apply({ kind: 'tick', at: Date.now() });
 
     while (effects.length > 0) await runEffect(effects.shift()!);
+    // Issue 17: a head of the ordered queue silent while later ones wait: one that is not
+    // running any more (terminated, never started) is dropped, and the next one woken.
+    if (headToCheck !== undefined) {
+      const id = headToCheck;
+      headToCheck = undefined;
+      checkingHead = true;
+      track(
+        isDeliveryRunning({ deliveryId: id }).then(
+          (running) => {
+            checkingHead = false;
+            if (flow.order) wakeAll(headChecked(flow.order, id, running, Date.now()));
+          },
+          () => {
+            checkingHead = false;
+          },
+        ),
+      );
+    }
     if (wakeForVerification) {
       wakeForVerification = false;
       await wakePendingDeliveries({ endpointId: input.endpointId });

@@ -39,8 +39,8 @@ describe('issue 17: an endpoint rate limit holds across two workers', () => {
       { rateLimit: { perSecond: 1000 } },
       { maxInFlight: 0 },
       { maxInFlight: 2.5 },
-      // Not enforced yet, so refused rather than stored and ignored.
-      { ordering: 'fifo' },
+      // Issue 17: 'fifo' is the one ordering (17.5-fifo.test.ts).
+      { ordering: 'lifo' },
     ];
     for (const b of bad) {
       const r = await tenant.call('POST', '/v1/endpoints', { url: `${base}/bad`, ...b });

@@ -28,6 +28,16 @@ describe('core/publish-event with a fake store', () => {
     expect(JSON.parse([...store.deliveries.values()][0]!.event.body)).toMatchObject({ data: { n: 1 } });
   });
 
+  it('R-RH-DEFER: only an ordered (fifo) endpoint\'s delivery carries the order marker; the others are as before', async () => {
+    const store = new FakePublishStore();
+    store.addEndpoint(T, 'ep_plain', 'standard');
+    store.addEndpoint(T, 'ep_fifo', 'standard').config.ordering = 'fifo';
+    await publish(store, { eventId: 'evt_order' });
+    const byEndpoint = new Map([...store.deliveries.values()].map((d) => [d.endpointId, d]));
+    expect(byEndpoint.get('ep_fifo')!.ordered).toBe(true);
+    expect('ordered' in byEndpoint.get('ep_plain')!).toBe(false);
+  });
+
   it('R-SIGN: the envelope is built once: type, timestamp and data, the same on every delivery', async () => {
     const store = new FakePublishStore();
     store.addEndpoint(T, 'ep_a', 'standard');
