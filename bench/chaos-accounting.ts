@@ -39,7 +39,11 @@ export interface AccountingInput {
   finals: Map<string, FinalState>;
   apiStatus: Map<string, string>;
   faults: Fault[];
-  /** Deliveries whose history records an attempt's lease running out (ActivityTaskTimedOut, or the inline attempt's local-activity marker with its timeout). */
+  /**
+   * Deliveries whose history records an attempt's lease running out (ActivityTaskTimedOut, or
+   * the inline attempt's local-activity marker with its timeout), of those that had an attempt
+   * repeated or whose 2xx the API does not know.
+   */
   leaseExpired: Set<string>;
   lastFault: number;
   settledAt: number;
@@ -101,10 +105,15 @@ export function accountFor(input: AccountingInput) {
     const api = input.apiStatus.get(a.eventId);
     if (ok) {
       delivered++;
-      // At-least-once: a 2xx whose answer a killed worker never recorded is retried, and a
-      // later failure can still exhaust it. Only a fault during that attempt explains it.
+      // At-least-once: a 2xx whose answer the worker never recorded (killed, or it reported
+      // after the attempt's lease, which Temporal records) is retried, and a later failure or
+      // the endpoint's disable can still end it. Only such a fault or lease timeout explains it.
       if (api && api !== 'succeeded' && api !== 'delivering' && api !== 'pending') {
-        if (faultDuring(faults, ok.at - timeoutMs, ok.at + timeoutMs)) apiDisagreesExplained++;
+        if (
+          faultDuring(faults, ok.at - timeoutMs, ok.at + timeoutMs) ||
+          input.leaseExpired.has(ok.deliveryId)
+        )
+          apiDisagreesExplained++;
         else unexplained.push({ eventId: a.eventId, why: `receiver saw 2xx, API says ${api}` });
       }
       continue;

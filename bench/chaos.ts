@@ -233,7 +233,16 @@ async function main() {
     // A same-attempt repeat without an injected fault: did Temporal record the attempt's lease
     // running out (ActivityTaskTimedOut, or a local activity's marker with its timeout)? Then the worker never reported that attempt in
     // time (on this shared machine: starved of CPU) and Temporal re-dispatched it.
-    const leaseExpired = await leaseExpiries(info.temporalAddress, info.namespace, receivers.log);
+    const okButNotSucceeded = receivers.log
+      .filter((a) => a.outcome === 'ok')
+      .filter((a) => ['exhausted', 'dead', 'failed'].includes(apiStatus.get(a.webhookId) ?? ''))
+      .map((a) => a.deliveryId);
+    const leaseExpired = await leaseExpiries(
+      info.temporalAddress,
+      info.namespace,
+      receivers.log,
+      okButNotSucceeded,
+    );
     // Still open at the deadline: what Temporal says of each (a failing workflow task's cause).
     const delivered = deliveredIds();
     const stuckIds = accepted
@@ -276,8 +285,13 @@ async function main() {
   }
 }
 
-/** Deliveries that had a request repeated for one attempt, and whose history shows a lease timeout. */
-async function leaseExpiries(address: string, namespace: string, arrivals: Arrival[]): Promise<Set<string>> {
+/** Deliveries that had a request repeated for one attempt (or `alsoCheck`), and whose history shows a lease timeout. */
+async function leaseExpiries(
+  address: string,
+  namespace: string,
+  arrivals: Arrival[],
+  alsoCheck: string[],
+): Promise<Set<string>> {
   const seen = new Set<string>();
   const repeated = new Set<string>();
   for (const a of arrivals) {
@@ -285,6 +299,7 @@ async function leaseExpiries(address: string, namespace: string, arrivals: Arriv
     if (seen.has(key)) repeated.add(a.deliveryId);
     seen.add(key);
   }
+  for (const id of alsoCheck) repeated.add(id);
   const out = new Set<string>();
   const connection = await Connection.connect({ address });
   try {

@@ -92,4 +92,13 @@ describe('19 chaos accounting: an endpoint disabled by its health rule (R-SMENGO
     );
     expect(r.unexplained.map((u) => u.eventId).sort()).toEqual(['e4', 'e5', 'e6']);
   });
+
+  it('explains a 2xx the API does not know of only by a fault during it or a lease timeout Temporal recorded', () => {
+    const ok: Arrival = { ...failed('e7', 1, 1, 5_000), outcome: 'ok' };
+    const base = input([event('e7', 1, 0)], [ok], { e7: { status: 'dead', lastError: 'endpoint_disabled' } });
+    base.apiStatus.set('e7', 'dead');
+    expect(accountFor(base).unexplained.map((u) => u.eventId)).toEqual(['e7']);
+    base.leaseExpired.add('dlv_e7');
+    expect(accountFor(base).figures.unexplained).toBe(0);
+  });
 });
