@@ -1,11 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
-import { devServerClients, testConfig } from '../helpers/temporal.js';
+import type { TenantSession } from '../helpers/api.js';
 import { busiestSecond, historyCounts, workerIdentities } from '../helpers/flow-measure.js';
-import { ReceiverProcess } from '../helpers/receiver-process.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import { TwoWorkers } from '../helpers/two-workers.js';
 
 // Issue 17 (R-RH-DEFER "the endpoint's rate limit"): permits granted by the endpoint
 // workflow, so the limit holds across the two workers sending. The receiver is its own
@@ -14,23 +11,16 @@ describe('issue 17: an endpoint rate limit holds across two workers', () => {
   const EVENTS = 100;
   const RATE = 5;
   const BURST = 1;
-  let w: Awaited<ReturnType<typeof devServerClients>>;
-  const config = testConfig();
-  // Two worker processes started from the same code, the test process only a client.
-  const workers = [new WorkerProcess(config.HERALD_TASK_QUEUE), new WorkerProcess(config.HERALD_TASK_QUEUE)];
+  const env = new TwoWorkers();
+  const { receiver } = env;
+  let w: Awaited<ReturnType<TwoWorkers['start']>>['w'];
   let tenant: TenantSession;
-  const receiver = new ReceiverProcess();
   let base: string;
 
   beforeAll(async () => {
-    [w, base] = await Promise.all([devServerClients(), receiver.start(), ...workers.map((p) => p.start())]);
-    tenant = await newTenant(createApp({ client: w.client, config }));
+    ({ w, base, tenant } = await env.start());
   }, 180_000);
-  afterAll(async () => {
-    await Promise.all(workers.map((p) => p.stop()));
-    await w?.close();
-    await receiver.stop();
-  }, 120_000);
+  afterAll(() => env.stop(), 120_000);
 
   it('R-RH-DEFER: options are validated (problem+json, invalid_flow_option) and shown in the view', async () => {
     const bad = [

@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
-import { TEST_OPERATOR_KEY, newTenant, type TenantSession } from '../helpers/api.js';
-import { ReceiverProcess } from '../helpers/receiver-process.js';
-import { devServerClients, testConfig } from '../helpers/temporal.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import { TEST_OPERATOR_KEY, type TenantSession } from '../helpers/api.js';
+import { TwoWorkers } from '../helpers/two-workers.js';
 import { busiestSecond } from '../helpers/flow-measure.js';
 
 // Issue 17 (R-RH-DEFER "the organization's rate limit"): the operator limits a tenant; its
@@ -12,12 +10,11 @@ import { busiestSecond } from '../helpers/flow-measure.js';
 describe('issue 17: a tenant rate limit over 3 endpoints and two workers', () => {
   const EVENTS = 30;
   const RATE = 10;
-  let w: Awaited<ReturnType<typeof devServerClients>>;
-  const config = testConfig();
-  const workers = [new WorkerProcess(config.HERALD_TASK_QUEUE), new WorkerProcess(config.HERALD_TASK_QUEUE)];
+  const env = new TwoWorkers();
+  const { receiver } = env;
+  let w: Awaited<ReturnType<TwoWorkers['start']>>['w'];
   let tenant: TenantSession;
   let app: ReturnType<typeof createApp>;
-  const receiver = new ReceiverProcess();
   let base: string;
   const admin = (path: string, body: unknown) =>
     app.request(path, {
@@ -27,15 +24,9 @@ describe('issue 17: a tenant rate limit over 3 endpoints and two workers', () =>
     });
 
   beforeAll(async () => {
-    [w, base] = await Promise.all([devServerClients(), receiver.start(), ...workers.map((p) => p.start())]);
-    app = createApp({ client: w.client, config });
-    tenant = await newTenant(app);
+    ({ w, base, app, tenant } = await env.start());
   }, 180_000);
-  afterAll(async () => {
-    await Promise.all(workers.map((p) => p.stop()));
-    await w?.close();
-    await receiver.stop();
-  }, 120_000);
+  afterAll(() => env.stop(), 120_000);
 
   // The start-up bunching this test saw (busiest second 12-14 against 11: a turn granted at
   // the tenant workflow's "now" carried no time, so the sender could not tell it had passed

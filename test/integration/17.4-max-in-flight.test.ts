@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
-import { ReceiverProcess, type LoggedRequest } from '../helpers/receiver-process.js';
-import { devServerClients, testConfig } from '../helpers/temporal.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import type { TenantSession } from '../helpers/api.js';
+import type { LoggedRequest } from '../helpers/receiver-process.js';
+import { TwoWorkers } from '../helpers/two-workers.js';
 
 /** The most requests the receiver held open at once (from arrival to its answer). */
 function mostOpen(reqs: LoggedRequest[]): number {
@@ -25,22 +23,16 @@ function mostOpen(reqs: LoggedRequest[]): number {
 // lease runs out, and the waiters are woken, not polled.
 describe('issue 17: maxInFlight holds across workers and a worker killed mid-run', () => {
   const EVENTS = 40;
-  let w: Awaited<ReturnType<typeof devServerClients>>;
-  const config = testConfig();
-  const workers = [new WorkerProcess(config.HERALD_TASK_QUEUE), new WorkerProcess(config.HERALD_TASK_QUEUE)];
+  const env = new TwoWorkers({ '/two': { delayMs: 500 } });
+  const { workers, receiver } = env;
+  let w: Awaited<ReturnType<TwoWorkers['start']>>['w'];
   let tenant: TenantSession;
-  const receiver = new ReceiverProcess({ '/two': { delayMs: 500 } });
   let base: string;
 
   beforeAll(async () => {
-    [w, base] = await Promise.all([devServerClients(), receiver.start(), ...workers.map((p) => p.start())]);
-    tenant = await newTenant(createApp({ client: w.client, config }));
+    ({ w, base, tenant } = await env.start());
   }, 180_000);
-  afterAll(async () => {
-    await Promise.all(workers.map((p) => p.stop()));
-    await w?.close();
-    await receiver.stop();
-  }, 120_000);
+  afterAll(() => env.stop(), 120_000);
 
   it('R-RH-DEFER: maxInFlight 2, receiver 500 ms, 40 deliveries, one worker kill -9d: never more than 2 open, all delivered', async () => {
     const run = Date.now();

@@ -1,14 +1,12 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { temporal } from '@temporalio/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
 import { deliveryIdFor } from '../../src/shared/ids.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
 import type { DeliveryState } from '../../src/shared/delivery-types.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
-import { ReceiverProcess, type LoggedRequest } from '../helpers/receiver-process.js';
-import { devServerClients, testConfig } from '../helpers/temporal.js';
-import { WorkerProcess } from '../helpers/worker-process.js';
+import type { TenantSession } from '../helpers/api.js';
+import type { LoggedRequest } from '../helpers/receiver-process.js';
+import { TwoWorkers } from '../helpers/two-workers.js';
 
 const { EventType } = temporal.api.enums.v1;
 
@@ -37,26 +35,20 @@ const oks = (reqs: LoggedRequest[]) => reqs.filter((r) => r.status === 200).map(
 describe('issue 17: ordered (fifo) endpoints across two workers', () => {
   const run = Date.now();
   const id = (p: string, i: number) => `${p}_${i}_${run}`;
-  let w: Awaited<ReturnType<typeof devServerClients>>;
-  const config = testConfig();
-  const workers = [new WorkerProcess(config.HERALD_TASK_QUEUE), new WorkerProcess(config.HERALD_TASK_QUEUE)];
-  let tenant: TenantSession;
-  const receiver = new ReceiverProcess({
+  const env = new TwoWorkers({
     '/fifo': { failFirst: { [id('a', 1)]: 3 } },
     '/dlq': { failFirst: { [id('c', 1)]: 2, [id('c', 2)]: 1 } },
     '/stuck': { failFirst: { [id('e', 1)]: 100 } },
   });
+  const { receiver } = env;
+  let w: Awaited<ReturnType<TwoWorkers['start']>>['w'];
+  let tenant: TenantSession;
   let base: string;
 
   beforeAll(async () => {
-    [w, base] = await Promise.all([devServerClients(), receiver.start(), ...workers.map((p) => p.start())]);
-    tenant = await newTenant(createApp({ client: w.client, config }));
+    ({ w, base, tenant } = await env.start());
   }, 180_000);
-  afterAll(async () => {
-    await Promise.all(workers.map((p) => p.stop()));
-    await w?.close();
-    await receiver.stop();
-  }, 120_000);
+  afterAll(() => env.stop(), 120_000);
 
   const create = async (body: Record<string, unknown>) => {
     const r = await tenant.call('POST', '/v1/endpoints', body);
