@@ -57,6 +57,12 @@ function faultDuring(faults: Fault[], from: number, to: number): Fault | undefin
   return faults.find((f) => f.at <= to && (f.until || f.at) >= from - 1000);
 }
 
+/** Ended `exhausted` with every attempt of its budget spent and no 2xx among them. */
+function exhaustedWithout2xx(final: FinalState, seen: Arrival[], policy: AccountingInput['policy']): boolean {
+  const spent = (final.attemptCount ?? 0) >= (final.attemptBudget ?? policy.maxAttempts);
+  return final.status === 'exhausted' && spent && seen.every((s) => s.outcome !== 'ok');
+}
+
 /**
  * When each endpoint (other than the gone one) was disabled by its health rule: the last
  * attempt of its first delivery that spent every attempt with no 2xx (R-SMENGO-HEALTH).
@@ -67,9 +73,7 @@ function disabledByExhaustion(input: AccountingInput, byEvent: Map<string, Arriv
     if (a.endpoint === input.goneEndpoint) continue;
     const final = input.finals.get(a.eventId);
     const seen = byEvent.get(a.eventId) ?? [];
-    const spent = (final?.attemptCount ?? 0) >= (final?.attemptBudget ?? input.policy.maxAttempts);
-    if (final?.status !== 'exhausted' || !spent || seen.length === 0 || seen.some((s) => s.outcome === 'ok'))
-      continue;
+    if (!final || seen.length === 0 || !exhaustedWithout2xx(final, seen, input.policy)) continue;
     const at = Math.max(...seen.map((s) => s.at));
     out.set(a.endpoint, Math.min(out.get(a.endpoint) ?? Infinity, at));
   }
@@ -142,9 +146,8 @@ export function accountFor(input: AccountingInput) {
         });
       continue;
     }
-    const spent = (final.attemptCount ?? 0) >= (final.attemptBudget ?? policy.maxAttempts);
     const disabled = disabledAt.get(a.endpoint);
-    if (final.status === 'exhausted' && spent && seen.every((s) => s.outcome !== 'ok')) {
+    if (exhaustedWithout2xx(final, seen, policy)) {
       deadAsPolicy++;
       const why = `exhausted after ${final.attemptCount} attempts`;
       deadReasons[why] = (deadReasons[why] ?? 0) + 1;
