@@ -12,6 +12,8 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 
 COPY tsconfig.json ./
 COPY src ./src
+# The workers' prebuilt workflow bundle (compose sets HERALD_WORKFLOW_BUNDLE to it).
+RUN node --import tsx src/workflow-bundle.ts /app/workflow-bundle.js
 
 # HERALD_DATA_DIR defaults to .data under the working directory; the unprivileged user
 # must be able to create files there even though /app itself belongs to root.

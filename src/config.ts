@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { applyDevAllowances } from './dev-allowances.js';
 
@@ -114,6 +115,14 @@ export const configSchema = z.object({
   // 300 rather than 500: 69 MB less RSS with 3,000 asleep and no measurable CPU cost
   // (BENCHMARKS.md, session 4), which brings a 50,000-delivery backlog under 600 MB.
   HERALD_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(300),
+  // A workflow bundle built beforehand (`node --import tsx src/workflow-bundle.ts <file>`, as the
+  // image and `npm run stack` do), so a starting worker skips seconds of webpack. It must be
+  // built from the same sources as the worker's activities.
+  HERALD_WORKFLOW_BUNDLE: z
+    .string()
+    .min(1)
+    .refine(existsSync, 'no file there: build it with `node --import tsx src/workflow-bundle.ts <file>`')
+    .optional(),
   HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
   // Issue 16: first attempts sent inside the delivery's first workflow task at once. Each

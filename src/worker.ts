@@ -23,15 +23,9 @@ import { configureObservability, openObservabilityListener } from './observabili
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
 import { SendShare, inlineSlotsFor, shareLimit } from './policy/flow-share.js';
+import { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES, prebuiltBundle } from './workflow-bundle.js';
 
-export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
-/**
- * Issue 20: bundled with the workflows; they watch deliveries and endpoints for metrics and
- * add no command. A prebuilt bundle must name them too (`bundleWorkflowCode({ workflowInterceptorModules })`).
- */
-export const WORKFLOW_INTERCEPTOR_MODULES = [
-  fileURLToPath(new URL('./observability/workflow-interceptors.ts', import.meta.url)),
-];
+export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES };
 
 export interface HeraldWorkerOptions {
   connection: NativeConnection;
@@ -40,7 +34,7 @@ export interface HeraldWorkerOptions {
   client?: Client;
   /** Override any activity dependency (tests hand in a fixed clock or resolver). */
   deps?: Partial<ActivityDeps>;
-  /** Prebuilt bundle, so test suites bundle the workflows once. */
+  /** Prebuilt bundle, so test suites bundle the workflows once; else HERALD_WORKFLOW_BUNDLE's. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   workerOptions?: Partial<WorkerOptions>;
   /** Where the workflows' metrics go; the process's registry by default. */
@@ -50,6 +44,7 @@ export interface HeraldWorkerOptions {
 export async function createHeraldWorker(opts: HeraldWorkerOptions) {
   const { config } = opts;
   assertPresetsFit(config);
+  const workflowBundle = opts.workflowBundle ?? prebuiltBundle(config.HERALD_WORKFLOW_BUNDLE);
   const dispatchers = new PinnedDispatchers();
   const httpDeps = {
     dispatchers,
@@ -102,7 +97,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     connection: opts.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: settingsFrom(config).taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
     activities,
     dataConverter: dataConverterFor(config),
     maxCachedWorkflows: config.HERALD_WORKER_MAX_CACHED_WORKFLOWS,
@@ -114,10 +109,10 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     maxConcurrentLocalActivityExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Issue 20: with the metrics listener off nobody reads the workflows' metrics, so they are
     // not recorded either (the A/B of BENCHMARKS.md). A prebuilt bundle decides for itself.
-    ...(opts.workflowBundle || !config.HERALD_METRICS_PORT
+    ...(workflowBundle || !config.HERALD_METRICS_PORT
       ? {}
       : { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
-    ...(opts.workflowBundle || config.HERALD_METRICS_PORT ? { sinks: metricsSinks(opts.metrics) } : {}),
+    ...(workflowBundle || config.HERALD_METRICS_PORT ? { sinks: metricsSinks(opts.metrics) } : {}),
     // Issue 20: traces only with OTEL_EXPORTER_OTLP_ENDPOINT set.
     plugins: workerTracingPlugins(),
     ...opts.workerOptions,

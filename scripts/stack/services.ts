@@ -58,6 +58,7 @@ export const TOPOLOGY: Record<ServiceName, readonly string[]> = {
     'HERALD_LOG_LEVEL',
     'HERALD_METRICS_HOST',
     'HERALD_METRICS_PORT',
+    'HERALD_WORKFLOW_BUNDLE',
   ],
   'herald-api': [
     'TEMPORAL_ADDRESS',

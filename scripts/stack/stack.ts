@@ -134,6 +134,16 @@ export class Stack {
     this.postgres.init();
     this.postgres.start();
     step(`PostgreSQL on 127.0.0.1:${this.ports.postgres}`);
+    // The image's build step, here at every start so it matches the sources the workers run.
+    const bundled = runJob({
+      name: 'workflow-bundle',
+      command: process.execPath,
+      args: ['--import', 'tsx', 'src/workflow-bundle.ts', this.bundlePath],
+      cwd: ROOT,
+      env: baseEnv(),
+      logFile: join(this.logDir, 'workflow-bundle.log'),
+    });
+    bundled.catch(() => undefined);
 
     await runJob({
       name: 'temporal-schema',
@@ -227,6 +237,8 @@ export class Stack {
       this.log('no Web UI: its server did not build here (see README)');
     }
 
+    await bundled;
+    step('workflow bundle built');
     for (let i = 0; i < workers; i++) this.workers.push(this.heraldChild('herald-worker', i));
     this.api = this.heraldChild('herald-api', 0);
     for (const w of this.workers) w.start();
@@ -234,6 +246,10 @@ export class Stack {
     await Promise.all([this.waitForApi(), this.waitForWorkers(workers)]);
     step(`Herald API ${this.info.apiUrl}, ${workers} workers polling`);
     return this.info;
+  }
+
+  private get bundlePath(): string {
+    return join(this.opts.dir, 'workflow-bundle.js');
   }
 
   private heraldChild(service: 'herald-worker' | 'herald-api', i: number): StackChild {
@@ -256,6 +272,7 @@ export class Stack {
       topology.HERALD_METRICS_PORT = String(this.ports.apiMetrics);
     } else {
       topology.HERALD_METRICS_PORT = String(this.ports.workerMetrics[i]);
+      topology.HERALD_WORKFLOW_BUNDLE = this.bundlePath;
     }
     const entry = service === 'herald-api' ? 'src/api/server.ts' : 'src/worker.ts';
     return new StackChild({

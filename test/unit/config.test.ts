@@ -23,6 +23,15 @@ describe('configuration (foundation)', () => {
     }
   });
 
+  it('a HERALD_WORKFLOW_BUNDLE that is not there stops the worker at start, saying how to build one', () => {
+    expect(() => loadConfig({ HERALD_WORKFLOW_BUNDLE: '/nonexistent/workflow-bundle.js' })).toThrow(
+      /HERALD_WORKFLOW_BUNDLE.*src\/workflow-bundle\.ts/s,
+    );
+    expect(loadConfig({ HERALD_WORKFLOW_BUNDLE: new URL(import.meta.url).pathname }).HERALD_WORKFLOW_BUNDLE).toBe(
+      new URL(import.meta.url).pathname,
+    );
+  });
+
   it('npm start allows loopback receivers by default, and an explicit setting wins', () => {
     expect(loadConfig(withDevDefaults({})).HERALD_ALLOW_ADDRESSES).toEqual(['127.0.0.1/32', '::1/128']);
     expect(loadConfig(withDevDefaults({ HERALD_ALLOW_ADDRESSES: '' })).HERALD_ALLOW_ADDRESSES).toEqual([]);

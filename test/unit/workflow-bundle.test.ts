@@ -1,5 +1,6 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { describe, expect, it } from 'vitest';
+import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} };
 
@@ -24,6 +25,15 @@ describe('workflow bundle', () => {
       'ms',
     ]);
     expect([...packages].filter((p) => !allowed.has(p!))).toEqual([]);
+    expect(code).toContain('./src/workflows/delivery.ts');
+  }, 120_000);
+
+  // A worker on HERALD_WORKFLOW_BUNDLE gets only what the bundle holds: without these the
+  // workflows' metrics would read zero and workflow failures would go to history in clear (13.7).
+  it('the prebuilt bundle holds the metrics interceptors and the encrypting failure converter', async () => {
+    const code = await buildWorkflowBundle(quiet as never);
+    expect(code).toContain('./src/observability/workflow-interceptors.ts');
+    expect(code).toContain('./src/temporal/failure-converter.cjs');
     expect(code).toContain('./src/workflows/delivery.ts');
   }, 120_000);
 });

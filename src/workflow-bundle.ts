@@ -1,0 +1,62 @@
+import { bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { FAILURE_CONVERTER_PATH } from './temporal/data-converter.js';
+
+export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
+/**
+ * Issue 20: bundled with the workflows; they watch deliveries and endpoints for metrics and
+ * add no command. A prebuilt bundle must name them too, as `buildWorkflowBundle` does.
+ */
+export const WORKFLOW_INTERCEPTOR_MODULES = [
+  fileURLToPath(new URL('./observability/workflow-interceptors.ts', import.meta.url)),
+];
+
+type BundleLogger = Parameters<typeof bundleWorkflowCode>[0]['logger'];
+
+/**
+ * A worker built from `workflowsPath` runs webpack at every start: seconds of CPU, paid again
+ * by each restarted worker (a worker killed every 10 s in the chaos run, a crash-looping pod).
+ * The prebuilt bundle holds what such a worker would bundle: the metrics interceptors and the
+ * failure converter (13.7). It has no tracing interceptors: a worker that traces workflows
+ * (OTEL_EXPORTER_OTLP_ENDPOINT) bundles at start.
+ */
+export async function buildWorkflowBundle(logger?: BundleLogger): Promise<string> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: WORKFLOWS_PATH,
+    workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger,
+  });
+  return code;
+}
+
+export async function writeWorkflowBundle(path: string, logger?: BundleLogger): Promise<string> {
+  const out = resolve(path);
+  const code = await buildWorkflowBundle(logger);
+  mkdirSync(dirname(out), { recursive: true });
+  writeFileSync(out, code);
+  return out;
+}
+
+/** What `HERALD_WORKFLOW_BUNDLE` hands the worker, or undefined to bundle at start. */
+export function prebuiltBundle(path: string | undefined): WorkerOptions['workflowBundle'] {
+  return path ? { codePath: resolve(path) } : undefined;
+}
+
+// `node --import tsx src/workflow-bundle.ts <file>`: the image build and `npm run stack`.
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  const out = process.argv[2];
+  if (!out) {
+    process.stderr.write('usage: node --import tsx src/workflow-bundle.ts <output file>\n');
+    process.exit(2);
+  }
+  writeWorkflowBundle(out).then(
+    (p) => process.stdout.write(`workflow bundle written to ${p}\n`),
+    (err: unknown) => {
+      process.stderr.write(`workflow bundle failed: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
