@@ -64,16 +64,40 @@ function exhaustedWithout2xx(final: FinalState, seen: Arrival[], policy: Account
 }
 
 /**
+ * A 2xx the API does not know of is explained only by a fault during its attempt or a lease
+ * timeout Temporal recorded for its delivery (the worker never reported the answer in time).
+ */
+function lost2xxExplained(input: AccountingInput, ok: Arrival): boolean {
+  const timeoutMs = input.policy.timeoutSeconds * 1000;
+  return (
+    !!faultDuring(input.faults, ok.at - timeoutMs, ok.at + timeoutMs) || input.leaseExpired.has(ok.deliveryId)
+  );
+}
+
+/**
+ * Exhausted in the API with every attempt of the budget sent, and every 2xx among them lost
+ * as `lost2xxExplained` says: the worker recorded no success, so the round failed as a whole.
+ */
+function exhaustedInApi(input: AccountingInput, eventId: string, seen: Arrival[]): boolean {
+  const final = input.finals.get(eventId);
+  if (final) return exhaustedWithout2xx(final, seen, input.policy);
+  if (input.apiStatus.get(eventId) !== 'exhausted') return false;
+  const attempts = new Set(seen.map((s) => s.attempt));
+  for (let n = 1; n <= input.policy.maxAttempts; n++) if (!attempts.has(n)) return false;
+  return seen.every((s) => s.outcome !== 'ok' || lost2xxExplained(input, s));
+}
+
+/**
  * When each endpoint (other than the gone one) was disabled by its health rule: the last
- * attempt of its first delivery that spent every attempt with no 2xx (R-SMENGO-HEALTH).
+ * attempt of its first delivery that spent every attempt with no 2xx recorded (R-SMENGO-HEALTH).
+ * A 2xx the worker never recorded (killed as it came) counts as the failure Herald saw.
  */
 function disabledByExhaustion(input: AccountingInput, byEvent: Map<string, Arrival[]>): Map<number, number> {
   const out = new Map<number, number>();
   for (const a of input.accepted) {
     if (a.endpoint === input.goneEndpoint) continue;
-    const final = input.finals.get(a.eventId);
     const seen = byEvent.get(a.eventId) ?? [];
-    if (!final || seen.length === 0 || !exhaustedWithout2xx(final, seen, input.policy)) continue;
+    if (seen.length === 0 || !exhaustedInApi(input, a.eventId, seen)) continue;
     const at = Math.max(...seen.map((s) => s.at));
     out.set(a.endpoint, Math.min(out.get(a.endpoint) ?? Infinity, at));
   }
@@ -113,11 +137,7 @@ export function accountFor(input: AccountingInput) {
       // after the attempt's lease, which Temporal records) is retried, and a later failure or
       // the endpoint's disable can still end it. Only such a fault or lease timeout explains it.
       if (api && api !== 'succeeded' && api !== 'delivering' && api !== 'pending') {
-        if (
-          faultDuring(faults, ok.at - timeoutMs, ok.at + timeoutMs) ||
-          input.leaseExpired.has(ok.deliveryId)
-        )
-          apiDisagreesExplained++;
+        if (lost2xxExplained(input, ok)) apiDisagreesExplained++;
         else unexplained.push({ eventId: a.eventId, why: `receiver saw 2xx, API says ${api}` });
       }
       continue;

@@ -5,7 +5,8 @@
 //
 //   npm run chaos -- [--events 20000] [--endpoints 20] [--rate 40] [--seed 19] [--out bench/chaos.json]
 //   npm run chaos -- --short       (the CI run: 2,000 events, same faults, a few minutes)
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+//   npm run chaos -- --account <input.json>   (account again for a run's saved input, no stack)
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
@@ -13,7 +14,13 @@ import { Stack } from '../scripts/stack/stack.js';
 import { Connection } from '@temporalio/client';
 import type { temporal } from '@temporalio/proto';
 import { ChaosReceivers, seeded, type Arrival } from './chaos-receiver.js';
-import { accountFor, type Accepted, type Fault, type FinalState } from './chaos-accounting.js';
+import {
+  accountFor,
+  type Accepted,
+  type AccountingInput,
+  type Fault,
+  type FinalState,
+} from './chaos-accounting.js';
 
 function arg(name: string, fallback: number): number {
   const i = process.argv.indexOf(`--${name}`);
@@ -251,7 +258,7 @@ async function main() {
     const stuck = await diagnose(info.temporalAddress, info.namespace, stuckIds.slice(0, 50));
     for (const d of stuck) log(`still open: ${JSON.stringify(d)}`);
 
-    const report = accountFor({
+    const input: AccountingInput = {
       seed: SEED,
       events: EVENTS,
       endpoints: ENDPOINTS,
@@ -271,18 +278,50 @@ async function main() {
       publishStart: pubStart,
       publishEnd,
       command: `npm run chaos -- ${process.argv.slice(2).join(' ')}`.trim(),
-    });
-    if (stuck.length > 0) Object.assign(report, { stillOpen: stuck });
-    writeFileSync(OUT, `${JSON.stringify(report, null, 2)}\n`);
-    printTable(report);
-    log(`report written to ${OUT}`);
-    if (report.figures.lost !== 0 || report.figures.unexplained !== 0) process.exitCode = 1;
+    };
+    // The run's raw record, so a change to the accounting can be checked against it.
+    const saved = join(tmpdir(), `herald-chaos-input-${SEED}-${Date.now()}.json`);
+    writeFileSync(saved, serialize(input));
+    log(`accounting input saved to ${saved}`);
+    report(input, stuck);
   } finally {
     await stack.stop({ kill: true }).catch(() => undefined);
     stack.postgres?.destroy();
     await receivers.stop();
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+function report(input: AccountingInput, stuck: unknown[] = []) {
+  const r = accountFor(input);
+  if (stuck.length > 0) Object.assign(r, { stillOpen: stuck });
+  writeFileSync(OUT, `${JSON.stringify(r, null, 2)}\n`);
+  printTable(r);
+  log(`report written to ${OUT}`);
+  if (r.figures.lost !== 0 || r.figures.unexplained !== 0) process.exitCode = 1;
+}
+
+function serialize(i: AccountingInput): string {
+  return JSON.stringify({
+    ...i,
+    finals: [...i.finals],
+    apiStatus: [...i.apiStatus],
+    leaseExpired: [...i.leaseExpired],
+  });
+}
+
+function deserialize(text: string): AccountingInput {
+  const raw = JSON.parse(text) as AccountingInput & {
+    finals: [string, FinalState][];
+    apiStatus: [string, string][];
+    leaseExpired: string[];
+  };
+  return {
+    ...raw,
+    finals: new Map(raw.finals),
+    apiStatus: new Map(raw.apiStatus),
+    leaseExpired: new Set(raw.leaseExpired),
+  };
 }
 
 /** Deliveries that had a request repeated for one attempt (or `alsoCheck`), and whose history shows a lease timeout. */
@@ -383,7 +422,12 @@ function printTable(r: ReturnType<typeof accountFor>) {
   process.stdout.write(`\n${rows.map(([k, v]) => `${k.padEnd(w)}  ${v}`).join('\n')}\n\n`);
 }
 
-main().catch((err) => {
+const accountIdx = process.argv.indexOf('--account');
+const run =
+  accountIdx >= 0
+    ? async () => report(deserialize(readFileSync(process.argv[accountIdx + 1]!, 'utf8')))
+    : main;
+run().catch((err) => {
   console.error(err);
   process.exit(1);
 });

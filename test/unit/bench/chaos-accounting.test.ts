@@ -101,4 +101,25 @@ describe('19 chaos accounting: an endpoint disabled by its health rule (R-SMENGO
     base.leaseExpired.add('dlv_e7');
     expect(accountFor(base).figures.unexplained).toBe(0);
   });
+
+  // Session 9's full run: 884 events of endpoints disabled this way were unexplained.
+  it('an exhausted delivery whose 2xx the worker never recorded (a kill during it) disabled the endpoint too', () => {
+    // e8's attempt 3 got a 2xx while its worker was killed; the repeat of attempt 3 failed,
+    // and all 6 attempts were spent: the API says exhausted, the endpoint was disabled at 60 s.
+    const attempts = [1, 2, 3, 4, 5, 6].map((n) => failed('e8', 0, n, n * 10_000));
+    const lost: Arrival = { ...failed('e8', 0, 3, 29_000), outcome: 'ok' };
+    const later = event('e9', 0, 61_000, false);
+    const run = (faults: AccountingInput['faults']) => {
+      const i = input([event('e8', 0, 0), later], [...attempts, lost], { e9: { status: 'no_delivery' } });
+      i.apiStatus.set('e8', 'exhausted');
+      i.faults = faults;
+      return accountFor(i);
+    };
+    const r = run([{ kind: 'worker_kill', target: 'herald-worker-1', at: 29_500, until: 31_500 }]);
+    expect(r.unexplained).toEqual([]);
+    expect(r.figures.delivered).toBe(1);
+    expect(r.figures.deadAsPolicy).toBe(1);
+    // With no fault to explain the lost 2xx, neither the exhaustion nor the disable is explained.
+    expect(run([]).unexplained.map((u) => u.eventId).sort()).toEqual(['e8', 'e9']);
+  });
 });
