@@ -23,6 +23,8 @@ export interface FinalState {
   attemptBudget?: number;
   responseCode?: number | null;
   lastError?: string;
+  /** The attempt log, newest first; `finishedAt` is when the workflow recorded the outcome. */
+  attempts?: Array<{ kind: string; attempt?: number; finishedAt?: string }>;
 }
 
 export interface AccountingInput {
@@ -88,9 +90,22 @@ function exhaustedInApi(input: AccountingInput, eventId: string, seen: Arrival[]
 }
 
 /**
- * When each endpoint (other than the gone one) was disabled by its health rule: the last
- * attempt of its first delivery that spent every attempt with no 2xx recorded (R-SMENGO-HEALTH).
- * A 2xx the worker never recorded (killed as it came) counts as the failure Herald saw.
+ * When Herald learned of an exhausted delivery's last attempt: the workflow records it (and
+ * then tells the endpoint) when its task runs, which under faults can be minutes after the
+ * request reached the receiver. The receiver's time is the floor.
+ */
+function recordedAt(final: FinalState | undefined, seen: Arrival[]): number {
+  const last = Math.max(...seen.map((s) => s.at));
+  const row = final?.attempts?.find((a) => a.kind === 'attempt' && a.attempt === final.attemptCount);
+  const recorded = row?.finishedAt ? Date.parse(row.finishedAt) : NaN;
+  return Number.isFinite(recorded) ? Math.max(last, recorded) : last;
+}
+
+/**
+ * When each endpoint (other than the gone one) was disabled by its health rule: when Herald
+ * recorded the last attempt of its first delivery that spent every attempt with no 2xx
+ * recorded (R-SMENGO-HEALTH). A 2xx the worker never recorded (killed as it came) counts as
+ * the failure Herald saw.
  */
 function disabledByExhaustion(input: AccountingInput, byEvent: Map<string, Arrival[]>): Map<number, number> {
   const out = new Map<number, number>();
@@ -98,7 +113,7 @@ function disabledByExhaustion(input: AccountingInput, byEvent: Map<string, Arriv
     if (a.endpoint === input.goneEndpoint) continue;
     const seen = byEvent.get(a.eventId) ?? [];
     if (seen.length === 0 || !exhaustedInApi(input, a.eventId, seen)) continue;
-    const at = Math.max(...seen.map((s) => s.at));
+    const at = recordedAt(input.finals.get(a.eventId), seen);
     out.set(a.endpoint, Math.min(out.get(a.endpoint) ?? Infinity, at));
   }
   return out;

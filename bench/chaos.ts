@@ -5,9 +5,10 @@
 //
 //   npm run chaos -- [--events 20000] [--endpoints 20] [--rate 40] [--seed 19] [--out bench/chaos.json]
 //   npm run chaos -- --short       (the CI run: 2,000 events, same faults, a few minutes)
-//   npm run chaos -- --account <input.json>   (account again for a run's saved input, no stack)
+//   npm run chaos -- --account <input.json[.gz]>   (account again for a run's saved input, no stack)
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { gunzipSync } from 'node:zlib';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Stack } from '../scripts/stack/stack.js';
@@ -292,9 +293,11 @@ async function main() {
   }
 }
 
-function report(input: AccountingInput, stuck: unknown[] = []) {
+function report(input: AccountingInput, stuck: unknown[] = [], accountedAgain?: string) {
   const r = accountFor(input);
   if (stuck.length > 0) Object.assign(r, { stillOpen: stuck });
+  // The run's figures, accounted for again from its saved record by a later accounting.
+  if (accountedAgain) Object.assign(r, { accountedAgain: `npm run chaos -- --account ${accountedAgain}` });
   writeFileSync(OUT, `${JSON.stringify(r, null, 2)}\n`);
   printTable(r);
   log(`report written to ${OUT}`);
@@ -425,7 +428,11 @@ function printTable(r: ReturnType<typeof accountFor>) {
 const accountIdx = process.argv.indexOf('--account');
 const run =
   accountIdx >= 0
-    ? async () => report(deserialize(readFileSync(process.argv[accountIdx + 1]!, 'utf8')))
+    ? async () => {
+        const file = process.argv[accountIdx + 1]!;
+        const raw = readFileSync(file);
+        report(deserialize((file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')), [], file);
+      }
     : main;
 run().catch((err) => {
   console.error(err);

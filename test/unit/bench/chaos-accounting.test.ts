@@ -122,4 +122,25 @@ describe('19 chaos accounting: an endpoint disabled by its health rule (R-SMENGO
     // With no fault to explain the lost 2xx, neither the exhaustion nor the disable is explained.
     expect(run([]).unexplained.map((u) => u.eventId).sort()).toEqual(['e8', 'e9']);
   });
+
+  // Session 9's second full run: e11's exhausting attempt reached the receiver at 493 s and
+  // was recorded at 631 s (its workflow task waited out worker kills); a delivery sent to at
+  // 613 s and 630 s, then ended `endpoint_disabled`, was counted unexplained.
+  it('the disable is timed when Herald recorded the exhausting attempt, not when the receiver saw it', () => {
+    const recorded: FinalState = {
+      ...exhausted,
+      attempts: [{ kind: 'attempt', attempt: 6, finishedAt: new Date(200_000).toISOString() }],
+    };
+    const dead: FinalState = { status: 'dead', attemptCount: 2, attemptBudget: 6, lastError: 'endpoint_disabled' };
+    const run = (sentAt: number) =>
+      accountFor(
+        input([event('e1', 0, 0), event('e10', 0, 5_000)], [...e1, failed('e10', 0, 1, 6_000), failed('e10', 0, 2, sentAt)], {
+          e1: recorded,
+          e10: dead,
+        }),
+      );
+    expect(run(150_000).unexplained).toEqual([]);
+    // Sent to after the recorded disable (and its attempt's timeout): not explained.
+    expect(run(210_000).unexplained.map((u) => u.eventId)).toEqual(['e10']);
+  });
 });
