@@ -110,10 +110,10 @@ export const GRANT_LEAD_MS = 250;
 
 /**
  * The lead a grant is given: the asker says how long its last answer took to come back
- * (`leadMs`), at least GRANT_LEAD_MS and at most half of HOLD_MS.
+ * (`leadMs`), at least GRANT_LEAD_MS and at most half of what it may wait (`holdMs`).
  */
-export function grantLead(leadMs?: number): number {
-  return Math.min(HOLD_MS / 2, Math.max(GRANT_LEAD_MS, Math.ceil(leadMs ?? 0)));
+export function grantLead(leadMs?: number, holdMs = HOLD_MS): number {
+  return Math.min(holdMs / 2, Math.max(GRANT_LEAD_MS, Math.ceil(leadMs ?? 0)));
 }
 
 /** The schedule's step: 1/perSecond with the margin (ms). */
@@ -152,7 +152,7 @@ export function takeToken(
   const holdMs = asked.holdMs ?? HOLD_MS;
   const earlyMs = Math.min(asked.earlyMs ?? EARLY_MS, ACTIVITY_HOLD_MS);
   const step = pacedStep(r);
-  const lead = grantLead(leadMs);
+  const lead = grantLead(leadMs, holdMs);
   const tau = (capacity(r) - 1) * step;
   const reserved = s.reservations[deliveryId];
   let sendAt: number;

@@ -158,6 +158,8 @@ describe('R-RH-DEFER: the rate schedule (issue 17)', () => {
     expect(grantLead(10)).toBe(GRANT_LEAD_MS);
     expect(grantLead(undefined)).toBe(GRANT_LEAD_MS);
     expect(grantLead(60_000)).toBe(HOLD_MS / 2);
+    // A send asking as the activity may wait longer, so its turn may be further out.
+    expect(grantLead(60_000, ACTIVITY_HOLD_MS)).toBe(ACTIVITY_HOLD_MS / 2);
     // acquire passes it on for an endpoint's own limit.
     const e = emptyFlow();
     expect(acquire(e, { rateLimit: r }, { deliveryId: 'a', leaseMs: 1000, leadMs: 700 }, 0).verdict).toEqual({ granted: true, sendAt: 700 });
