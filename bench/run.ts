@@ -15,6 +15,7 @@ import {
   rawLimit,
   recovery,
   slowNeighbour,
+  spillOver,
   throughput,
   type Ctx,
 } from './scenarios.js';
@@ -41,6 +42,14 @@ const FULL = {
   'cost-events': 200,
   'cost-endpoints': 4,
   'cost-open-after': 60,
+  // (9) no spill-over: 9 endpoints 1/s each for 60 s, alone, beside a 5/s endpoint given 200
+  // at once, and beside an ordered endpoint given 150.
+  'spill-fast': 9,
+  'spill-rate': 1,
+  'spill-seconds': 60,
+  'spill-limited-events': 200,
+  'spill-per-second': 5,
+  'spill-ordered-events': 150,
 };
 const QUICK: typeof FULL = {
   ...FULL,
@@ -54,6 +63,9 @@ const QUICK: typeof FULL = {
   'slow-events': 200,
   'slow-seconds': 20,
   'cost-open-after': 20,
+  'spill-seconds': 20,
+  'spill-limited-events': 60,
+  'spill-ordered-events': 40,
 };
 const SCENARIOS = [
   'raw',
@@ -64,6 +76,7 @@ const SCENARIOS = [
   'recovery',
   'slow',
   'cost',
+  'spill',
 ] as const;
 
 const { values } = parseArgs({
@@ -192,6 +205,16 @@ async function main() {
       }),
     );
     await step('cost', () => cost(ctx, size['cost-events'], size['cost-endpoints'], size['cost-open-after']));
+    await step('spill', () =>
+      spillOver(ctx, {
+        fastCount: size['spill-fast'],
+        rate: size['spill-rate'],
+        seconds: size['spill-seconds'],
+        limitedEvents: size['spill-limited-events'],
+        perSecond: size['spill-per-second'],
+        orderedEvents: size['spill-ordered-events'],
+      }),
+    );
   } finally {
     // BENCH_HOLD_SECONDS: keep the dev server up after the run, to read histories with
     // `temporal workflow show` (its address is in the log).

@@ -359,3 +359,113 @@ export async function slowNeighbour(
     await slowReceiver.close();
   }
 }
+
+/** Most receipts of `arrivals` (ms timestamps) inside any one-second window. */
+export function maxInOneSecond(arrivals: number[]): number {
+  const t = [...arrivals].sort((a, b) => a - b);
+  let most = 0;
+  for (let lo = 0, hi = 0; hi < t.length; hi++) {
+    while (t[hi]! - t[lo]! >= 1000) lo++;
+    most = Math.max(most, hi - lo + 1);
+  }
+  return most;
+}
+
+/**
+ * (9) Issue 17's "no spill-over": `fastCount` endpoints with no options get `rate` events a
+ * second each for `seconds`, three times: alone; beside a rate-limited endpoint given a burst
+ * at once (its deliveries wait as `rate_limited` deferrals); beside an ordered endpoint given a
+ * burst (all but its head wait as `waiting_for_previous`). The deferrals are the limited
+ * endpoints' own workflow tasks and signals; the fast endpoints' first-attempt p99 must not
+ * grow with them.
+ */
+export async function spillOver(
+  ctx: Ctx,
+  o: {
+    fastCount: number;
+    rate: number;
+    seconds: number;
+    limitedEvents: number;
+    perSecond: number;
+    orderedEvents: number;
+  },
+) {
+  const fast = await endpoints(ctx, 'spill', o.fastCount);
+  const limitedEndpoint = async (prefix: string, options: Record<string, unknown>) => {
+    const type = `${prefix}.e0`;
+    await ctx.herald.endpoint(ctx.key, {
+      url: `${ctx.receiverUrl}/${prefix}/0`,
+      eventTypes: [type],
+      preset: 'standard',
+      ...options,
+    });
+    return type;
+  };
+  type Limited = { events: number; publish: (eventId: (i: number) => string) => Promise<unknown> };
+  const phase = async (name: string, limited?: Limited) => {
+    const fid = ids(`spill-${name}`);
+    const lid = ids(`spill-${name}-limited`);
+    const acks = new Map<number, number>();
+    const t0 = nowMs();
+    await Promise.all([
+      limited?.publish(lid),
+      openLoop(o.rate * o.fastCount, o.seconds, async (i) => {
+        acks.set(i, await ctx.herald.publish(ctx.key, fid(i), fast[i % o.fastCount]!.type));
+      }),
+    ]);
+    await ctx.receiver.until(
+      () => [...acks.keys()].every((i) => ctx.receiver.firstArrival.has(fid(i))),
+      10 * 60_000,
+      `the fast endpoints' deliveries (${name})`,
+    );
+    const fastLat = summary(
+      [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at)),
+    );
+    if (!limited) return { fast: fastLat, seconds: NaN, maxInOneSecond: NaN, inOrder: NaN };
+    const arrivals = () =>
+      Array.from({ length: limited.events }, (_, i) => ctx.receiver.firstArrival.get(lid(i)));
+    await ctx.receiver.until(
+      () => arrivals().every((a) => a !== undefined),
+      15 * 60_000,
+      `the ${name} endpoint`,
+    );
+    const at = arrivals() as number[];
+    const stats = {
+      fast: fastLat,
+      seconds: round((Math.max(...at) - t0) / 1000),
+      maxInOneSecond: maxInOneSecond(at),
+      inOrder: at.every((a, i) => i === 0 || a >= at[i - 1]!) ? 1 : 0,
+    };
+    ctx.log(`spill ${name}: ${JSON.stringify(stats)}`);
+    return stats;
+  };
+  const alone = await phase('alone');
+  ctx.log(`spill alone: ${JSON.stringify(alone.fast)}`);
+  const rateType = await limitedEndpoint('spillrl', { rateLimit: { perSecond: o.perSecond } });
+  const rate = await phase('rate-limited', {
+    events: o.limitedEvents,
+    publish: (id) =>
+      closedLoop(o.limitedEvents, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), rateType)),
+  });
+  const orderedType = await limitedEndpoint('spillfifo', { ordering: 'fifo' });
+  const ordered = await phase('ordered', {
+    events: o.orderedEvents,
+    // One publish after the other, so the order accepted is the index order.
+    publish: async (id) => {
+      for (let i = 0; i < o.orderedEvents; i++) await ctx.herald.publish(ctx.key, id(i), orderedType);
+    },
+  });
+  return {
+    spillFastAloneP50Ms: alone.fast.p50,
+    spillFastAloneP99Ms: alone.fast.p99,
+    spillFastBesideRateLimitedP50Ms: rate.fast.p50,
+    spillFastBesideRateLimitedP99Ms: rate.fast.p99,
+    spillRateLimitedSeconds: rate.seconds,
+    spillRateLimitedMaxInOneSecond: rate.maxInOneSecond,
+    spillFastBesideOrderedP50Ms: ordered.fast.p50,
+    spillFastBesideOrderedP99Ms: ordered.fast.p99,
+    spillOrderedSeconds: ordered.seconds,
+    spillOrderedInOrder: ordered.inOrder,
+    spillFastEventsPerPhase: alone.fast.n,
+  };
+}

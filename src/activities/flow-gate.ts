@@ -1,6 +1,15 @@
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { CONCURRENCY_DEFERRAL_CODE, HOLD_MS, ORDER_DEFERRAL_CODE, RATE_DEFERRAL_CODE, lateBoundMs, type Verdict } from '../flow/limiter.js';
+import {
+  ACTIVITY_EARLY_MS,
+  ACTIVITY_HOLD_MS,
+  CONCURRENCY_DEFERRAL_CODE,
+  HOLD_MS,
+  ORDER_DEFERRAL_CODE,
+  RATE_DEFERRAL_CODE,
+  lateBoundMs,
+  type Verdict,
+} from '../flow/limiter.js';
 import { leaseSecondsFor } from '../policy/presets.js';
 import type { AttemptRequest } from '../shared/delivery-types.js';
 import { acquirePermitUpdate, releasePermitSignal } from '../shared/endpoint-messages.js';
@@ -31,7 +40,15 @@ export const PERMIT_UNAVAILABLE_RETRY_MS = 1_000;
 export const LATE_MS = 250;
 
 interface Waiting {
-  request: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number; ordered?: true };
+  request: {
+    deliveryId: string;
+    leaseMs: number;
+    holder?: string;
+    leadMs?: number;
+    holdMs: number;
+    earlyMs: number;
+    ordered?: true;
+  };
   resolve(v: Verdict | undefined): void;
 }
 
@@ -106,9 +123,14 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
       // Issue 17: only a delivery accepted while the endpoint was ordered takes part in the
       // order (one created before `ordering: 'fifo'` was set goes as it always did).
       const ordered = req.ordered === true && flow.ordering === 'fifo';
+      // An inline first attempt waits for its turn inside its local activity's grace; the
+      // activity (and every return from a deferral) within its lease's (flow/limiter.ts).
+      const holdMs = req.inline ? HOLD_MS : ACTIVITY_HOLD_MS;
       const request = {
         deliveryId: req.deliveryId,
         leaseMs,
+        holdMs,
+        earlyMs: ACTIVITY_EARLY_MS,
         ...(holder ? { holder } : {}),
         ...(ordered ? { ordered: true as const } : {}),
       };
@@ -128,7 +150,7 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
       }
       const waitForTurn = async (at: number | undefined) => {
         const wait = (at ?? 0) - Date.now();
-        if (wait > 0) await sleep(Math.min(wait, HOLD_MS));
+        if (wait > 0) await sleep(Math.min(wait, holdMs));
       };
       const late = { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: 1 } } as const;
       if (!flow.rateLimit && flow.maxInFlight === undefined && !ordered) {

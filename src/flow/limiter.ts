@@ -74,6 +74,24 @@ export function capacity(r: RateLimit): number {
  */
 export const HOLD_MS = 2_000;
 export const EARLY_MS = 1_800;
+/**
+ * What a send asks with (`holdMs`, `earlyMs` on the request; the defaults above for a request
+ * recorded without them). A send running as the activity may wait longer for its turn than an
+ * inline first attempt (whose local activity has INLINE_GRACE_SECONDS beside the request): it
+ * stays inside its lease's grace (LEASE_GRACE_SECONDS, 5 s) with room for the update. A
+ * deferred send always comes back as the activity, so it comes back ACTIVITY_EARLY_MS before
+ * its turn: a delivery whose timer or task runs up to that late under load still finds its
+ * reserved turn ahead of it, instead of leaving the turn empty and taking one at the end.
+ */
+export const ACTIVITY_HOLD_MS = 3_500;
+export const ACTIVITY_EARLY_MS = 3_300;
+
+export interface HoldAsked {
+  /** How far ahead of now this send may be granted (it waits for its turn itself). */
+  holdMs?: number;
+  /** How long before its turn a deferred send is told to come back. */
+  earlyMs?: number;
+}
 
 /**
  * The schedule paces with a margin: a step is PACE_MARGIN longer than 1/perSecond. A send
@@ -92,10 +110,10 @@ export const GRANT_LEAD_MS = 250;
 
 /**
  * The lead a grant is given: the asker says how long its last answer took to come back
- * (`leadMs`), at least GRANT_LEAD_MS and at most half of HOLD_MS.
+ * (`leadMs`), at least GRANT_LEAD_MS and at most half of what it may wait (`holdMs`).
  */
-export function grantLead(leadMs?: number): number {
-  return Math.min(HOLD_MS / 2, Math.max(GRANT_LEAD_MS, Math.ceil(leadMs ?? 0)));
+export function grantLead(leadMs?: number, holdMs = HOLD_MS): number {
+  return Math.min(holdMs / 2, Math.max(GRANT_LEAD_MS, Math.ceil(leadMs ?? 0)));
 }
 
 /** The schedule's step: 1/perSecond with the margin (ms). */
@@ -123,9 +141,18 @@ export function lateBoundMs(r: RateLimit): number {
  * kept for it. One that comes back after its time (a busy worker) is scheduled afresh:
  * lateness never bunches sends.
  */
-export function takeToken(s: FlowState, r: RateLimit, deliveryId: string, now: number, leadMs?: number): Verdict {
+export function takeToken(
+  s: FlowState,
+  r: RateLimit,
+  deliveryId: string,
+  now: number,
+  leadMs?: number,
+  asked: HoldAsked = {},
+): Verdict {
+  const holdMs = asked.holdMs ?? HOLD_MS;
+  const earlyMs = Math.min(asked.earlyMs ?? EARLY_MS, ACTIVITY_HOLD_MS);
   const step = pacedStep(r);
-  const lead = grantLead(leadMs);
+  const lead = grantLead(leadMs, holdMs);
   const tau = (capacity(r) - 1) * step;
   const reserved = s.reservations[deliveryId];
   let sendAt: number;
@@ -135,12 +162,12 @@ export function takeToken(s: FlowState, r: RateLimit, deliveryId: string, now: n
     sendAt = Math.max(now + lead, tat - tau);
     s.bucket = { tokens: 0, at: Math.max(tat, sendAt) + step };
   }
-  if (sendAt - now <= HOLD_MS) {
+  if (sendAt - now <= holdMs) {
     delete s.reservations[deliveryId];
     return { granted: true, sendAt: Math.ceil(sendAt) };
   }
   s.reservations[deliveryId] = sendAt;
-  return { granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.max(1, Math.floor(sendAt - now - EARLY_MS)) };
+  return { granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.max(1, Math.floor(sendAt - now - earlyMs)) };
 }
 
 export function forgetOld(s: FlowState, now: number) {
@@ -185,7 +212,7 @@ export function nextExpiry(s: FlowState): number | undefined {
 export function acquire(
   s: FlowState,
   o: FlowOptions,
-  req: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number },
+  req: { deliveryId: string; leaseMs: number; holder?: string; leadMs?: number } & HoldAsked,
   now: number,
 ): { verdict: Verdict; wake: string[] } {
   forgetOld(s, now);
@@ -204,7 +231,7 @@ export function acquire(
   }
   let sendAt: number | undefined;
   if (o.rateLimit) {
-    const t = takeToken(s, o.rateLimit, id, now, req.leadMs);
+    const t = takeToken(s, o.rateLimit, id, now, req.leadMs, req);
     if (t.granted) sendAt = t.sendAt;
     else {
       // A promised slot is kept for it until its token is free.

@@ -38,7 +38,15 @@ export const verifyEndpointUpdate = defineUpdate<{
  */
 export const acquirePermitUpdate = defineUpdate<
   Array<{ granted: true; sendAt?: number } | { granted: false; code: string; retryInMs: number }>,
-  [{ requests: Array<{ deliveryId: string; leaseMs: number; holder?: string; leadMs?: number; ordered?: true }> }]
+  [{ requests: Array<{
+      deliveryId: string;
+      leaseMs: number;
+      holder?: string;
+      leadMs?: number;
+      holdMs?: number;
+      earlyMs?: number;
+      ordered?: true;
+    }> }]
 >('acquirePermit');
 /**
  * Issue 17 (`ordering: 'fifo'`): the publish path hands over the ordered deliveries it is

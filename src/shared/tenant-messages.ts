@@ -21,5 +21,5 @@ export const setTenantRateLimitUpdate = defineUpdate<TenantView, [{ rateLimit: R
 /** Issue 17: sends of a rate-limited tenant ask here, batched per worker like endpoint permits. */
 export const acquireTenantPermitUpdate = defineUpdate<
   Verdict[],
-  [{ requests: Array<{ deliveryId: string; leaseMs: number; leadMs?: number }> }]
+  [{ requests: Array<{ deliveryId: string; leaseMs: number; leadMs?: number; holdMs?: number; earlyMs?: number }> }]
 >('acquireTenantPermit');

@@ -84,7 +84,7 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
     if (!limit) return requests.map(() => ({ granted: true as const }));
     const flow = (s.flow ??= emptyFlow());
     forgetOld(flow, Date.now());
-    return requests.map((r) => takeToken(flow, limit, r.deliveryId, Date.now(), r.leadMs));
+    return requests.map((r) => takeToken(flow, limit, r.deliveryId, Date.now(), r.leadMs, r));
   });
   setHandler(admitReplayUpdate, ({ kind }) => {
     const now = Date.now();

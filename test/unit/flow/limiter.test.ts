@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
+  ACTIVITY_EARLY_MS,
+  ACTIVITY_HOLD_MS,
   CONCURRENCY_DEFERRAL_CODE,
   EARLY_MS,
   GRANT_LEAD_MS,
@@ -55,6 +57,32 @@ describe('R-RH-DEFER: the rate schedule (issue 17)', () => {
     expect(takeToken(s, r, 'e', 100)).toEqual({ granted: false, code: RATE_DEFERRAL_CODE, retryInMs: e - 100 - EARLY_MS });
     expect(takeToken(s, r, 'e', e - EARLY_MS)).toEqual({ granted: true, sendAt: e });
     expect(takeToken(s, r, 'f', e - EARLY_MS + 100)).toEqual({ granted: true, sendAt: at(L + 10 * S5) });
+  });
+
+  // Issue 17's 100-at-5/s run: under load deferred deliveries came back up to seconds late,
+  // after their turn, and each missed turn was taken again at the schedule's end.
+  it('R-RH-DEFER: a send asking as the activity is granted up to ACTIVITY_HOLD_MS ahead; a deferral says come back ACTIVITY_EARLY_MS early', () => {
+    expect(ACTIVITY_EARLY_MS).toBeLessThan(ACTIVITY_HOLD_MS);
+    expect(ACTIVITY_HOLD_MS).toBeLessThan(5_000); // inside the lease's grace (LEASE_GRACE_SECONDS)
+    const asked = { holdMs: ACTIVITY_HOLD_MS, earlyMs: ACTIVITY_EARLY_MS };
+    const s = emptyFlow();
+    const r = { perSecond: 5 };
+    const granted = [];
+    for (let i = 0; takeToken(s, r, `g${i}`, 0, undefined, asked).granted; i++) granted.push(i);
+    // As far ahead as ACTIVITY_HOLD_MS: 17 turns at 5/s, where the inline hold grants 10.
+    expect(granted).toHaveLength(Math.floor((ACTIVITY_HOLD_MS - L) / S5) + 1);
+    const v = takeToken(s, r, 'later', 0, undefined, asked);
+    expect(v).toMatchObject({ granted: false, code: RATE_DEFERRAL_CODE });
+    const back = v.granted ? 0 : v.retryInMs;
+    const turn = s.reservations.later!;
+    expect(turn - back).toBeGreaterThanOrEqual(ACTIVITY_EARLY_MS);
+    // Back 3 s late (under load) it still finds its own turn ahead, and no turn is taken twice.
+    expect(takeToken(s, r, 'later', back + 3_000, undefined, asked)).toEqual({ granted: true, sendAt: Math.ceil(turn) });
+    // A request recorded without the fields keeps the inline hold (endpoint histories replay).
+    const old = emptyFlow();
+    let n = 0;
+    while (takeToken(old, r, `o${n}`, 0).granted) n++;
+    expect(n).toBe(Math.floor((HOLD_MS - L) / S5) + 1);
   });
 
   it('R-RH-DEFER: a deferred send that comes back on time (EARLY_MS before its turn) is granted, not deferred again', () => {
@@ -130,6 +158,8 @@ describe('R-RH-DEFER: the rate schedule (issue 17)', () => {
     expect(grantLead(10)).toBe(GRANT_LEAD_MS);
     expect(grantLead(undefined)).toBe(GRANT_LEAD_MS);
     expect(grantLead(60_000)).toBe(HOLD_MS / 2);
+    // A send asking as the activity may wait longer, so its turn may be further out.
+    expect(grantLead(60_000, ACTIVITY_HOLD_MS)).toBe(ACTIVITY_HOLD_MS / 2);
     // acquire passes it on for an endpoint's own limit.
     const e = emptyFlow();
     expect(acquire(e, { rateLimit: r }, { deliveryId: 'a', leaseMs: 1000, leadMs: 700 }, 0).verdict).toEqual({ granted: true, sendAt: 700 });
