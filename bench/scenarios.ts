@@ -373,7 +373,8 @@ export function maxInOneSecond(arrivals: number[]): number {
 
 /**
  * (9) Issue 17's "no spill-over": `fastCount` endpoints with no options get `rate` events a
- * second each for `seconds`, three times: alone; beside a rate-limited endpoint given a burst
+ * second each for `seconds`, four times: alone; beside the same burst to an endpoint with no
+ * options (the control); beside a rate-limited endpoint given a burst
  * at once (its deliveries wait as `rate_limited` deferrals); beside an ordered endpoint given a
  * burst (all but its head wait as `waiting_for_previous`). The deferrals are the limited
  * endpoints' own workflow tasks and signals; the fast endpoints' first-attempt p99 must not
@@ -441,6 +442,14 @@ export async function spillOver(
   };
   const alone = await phase('alone');
   ctx.log(`spill alone: ${JSON.stringify(alone.fast)}`);
+  // The control: the same burst to an endpoint with no options, so what the limit itself
+  // adds is told apart from what any burst of publishes costs the others.
+  const plainType = await limitedEndpoint('spillplain', {});
+  const plain = await phase('plain-burst', {
+    events: o.limitedEvents,
+    publish: (id) =>
+      closedLoop(o.limitedEvents, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), plainType)),
+  });
   const rateType = await limitedEndpoint('spillrl', { rateLimit: { perSecond: o.perSecond } });
   const rate = await phase('rate-limited', {
     events: o.limitedEvents,
@@ -458,6 +467,8 @@ export async function spillOver(
   return {
     spillFastAloneP50Ms: alone.fast.p50,
     spillFastAloneP99Ms: alone.fast.p99,
+    spillFastBesidePlainBurstP50Ms: plain.fast.p50,
+    spillFastBesidePlainBurstP99Ms: plain.fast.p99,
     spillFastBesideRateLimitedP50Ms: rate.fast.p50,
     spillFastBesideRateLimitedP99Ms: rate.fast.p99,
     spillRateLimitedSeconds: rate.seconds,
