@@ -1,4 +1,3 @@
-import { existsSync } from 'node:fs';
 import { z } from 'zod';
 import { applyDevAllowances } from './dev-allowances.js';
 
@@ -118,11 +117,8 @@ export const configSchema = z.object({
   // A workflow bundle built beforehand (`node --import tsx src/workflow-bundle.ts <file>`, as the
   // image and `npm run stack` do), so a starting worker skips seconds of webpack. It must be
   // built from the same sources as the worker's activities.
-  HERALD_WORKFLOW_BUNDLE: z
-    .string()
-    .min(1)
-    .refine(existsSync, 'no file there: build it with `node --import tsx src/workflow-bundle.ts <file>`')
-    .optional(),
+  // The worker checks the file is there when it starts (prebuiltBundle).
+  HERALD_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
   // Issue 16: first attempts sent inside the delivery's first workflow task at once. Each

@@ -1,7 +1,8 @@
 import { bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ConfigError } from './config.js';
 import { FAILURE_CONVERTER_PATH } from './temporal/data-converter.js';
 
 export const WORKFLOWS_PATH = fileURLToPath(new URL('./workflows/index.ts', import.meta.url));
@@ -40,9 +41,18 @@ export async function writeWorkflowBundle(path: string, logger?: BundleLogger): 
   return out;
 }
 
-/** What `HERALD_WORKFLOW_BUNDLE` hands the worker, or undefined to bundle at start. */
+/**
+ * What `HERALD_WORKFLOW_BUNDLE` hands the worker, or undefined to bundle at start. A missing
+ * file stops the worker before it polls (the API, given the same environment, never reads it).
+ */
 export function prebuiltBundle(path: string | undefined): WorkerOptions['workflowBundle'] {
-  return path ? { codePath: resolve(path) } : undefined;
+  if (!path) return undefined;
+  const codePath = resolve(path);
+  if (!existsSync(codePath))
+    throw new ConfigError(
+      `invalid Herald configuration:\n  HERALD_WORKFLOW_BUNDLE: no file at ${codePath}: build it with \`node --import tsx src/workflow-bundle.ts <file>\``,
+    );
+  return { codePath };
 }
 
 // `node --import tsx src/workflow-bundle.ts <file>`: the image build and `npm run stack`.

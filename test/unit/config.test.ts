@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, withDevDefaults } from '../../src/config.js';
 import { assertPresetsFit, createPolicyResolver } from '../../src/deliveries/policy-resolver.js';
 import { createHeraldWorker } from '../../src/worker.js';
+import { prebuiltBundle } from '../../src/workflow-bundle.js';
 import type { NativeConnection } from '@temporalio/worker';
 
 describe('configuration (foundation)', () => {
@@ -24,12 +25,14 @@ describe('configuration (foundation)', () => {
   });
 
   it('a HERALD_WORKFLOW_BUNDLE that is not there stops the worker at start, saying how to build one', () => {
-    expect(() => loadConfig({ HERALD_WORKFLOW_BUNDLE: '/nonexistent/workflow-bundle.js' })).toThrow(
+    const config = loadConfig({ HERALD_WORKFLOW_BUNDLE: '/nonexistent/workflow-bundle.js' });
+    expect(() => prebuiltBundle(config.HERALD_WORKFLOW_BUNDLE)).toThrow(ConfigError);
+    expect(() => prebuiltBundle(config.HERALD_WORKFLOW_BUNDLE)).toThrow(
       /HERALD_WORKFLOW_BUNDLE.*src\/workflow-bundle\.ts/s,
     );
-    expect(loadConfig({ HERALD_WORKFLOW_BUNDLE: new URL(import.meta.url).pathname }).HERALD_WORKFLOW_BUNDLE).toBe(
-      new URL(import.meta.url).pathname,
-    );
+    const here = new URL(import.meta.url).pathname;
+    expect(prebuiltBundle(here)).toEqual({ codePath: here });
+    expect(prebuiltBundle(undefined)).toBeUndefined();
   });
 
   it('npm start allows loopback receivers by default, and an explicit setting wins', () => {
