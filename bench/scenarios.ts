@@ -422,6 +422,16 @@ export async function spillOver(
     const fastLat = summary(
       [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at)),
     );
+    // When in the phase the slowest fast deliveries were published ([s into the phase, ms]):
+    // a burst's cost shows at its start, a limit's over its whole length.
+    ctx.log(
+      `spill ${name} slowest: ${JSON.stringify(
+        [...acks]
+          .map(([i, at]) => [round((at - t0) / 1000), Math.round(ctx.receiver.firstArrival.get(fid(i))! - at)])
+          .sort((a, b) => b[1]! - a[1]!)
+          .slice(0, 10),
+      )}`,
+    );
     if (!limited) return { fast: fastLat, seconds: NaN, maxInOneSecond: NaN, inOrder: NaN };
     const arrivals = () =>
       Array.from({ length: limited.events }, (_, i) => ctx.receiver.firstArrival.get(lid(i)));

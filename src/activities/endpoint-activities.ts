@@ -6,6 +6,7 @@ import { boundedMap } from '../shared/bounded-map.js';
 import { pendingDeliveries } from '../store/visibility.js';
 import { unlessNotFound } from '../store/not-found.js';
 import { ORDER_DEFERRAL_CODE } from '../flow/limiter.js';
+import { isDelayedStart } from '../store/delayed-start.js';
 import { deliveryStateQuery, drainTurnSignal, endDeliverySignal, wakeSignal } from '../shared/messages.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { OperationalWebhook, TestResult } from '../shared/endpoint-types.js';
@@ -138,7 +139,16 @@ export function createEndpointActivities(deps: EndpointActivityDeps) {
           if (!snap.health.draining || snap.health.status !== 'active')
             return { released: released.size, stopped: true };
           const handle = client.workflow.getHandle(d.id);
-          const was = (await handle.query(deliveryStateQuery)).attempts;
+          let was;
+          try {
+            was = (await handle.query(deliveryStateQuery)).attempts;
+          } catch (err) {
+            // Issue 17: a delivery started with a delay (its rate-limited turn reserved at
+            // publish) holds nothing yet: it goes at its turn; a later pass looks again.
+            if (!isDelayedStart(err)) throw err;
+            skipped++;
+            continue;
+          }
           const before = was.length;
           const lastBefore = JSON.stringify(was[before - 1] ?? null);
           await handle.signal(drainTurnSignal);

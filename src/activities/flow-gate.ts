@@ -153,6 +153,21 @@ export function createFlowGate(client: Client, sleep = (ms: number) => new Promi
         if (wait > 0) await sleep(Math.min(wait, holdMs));
       };
       const late = { kind: 'defer', deferral: { code: RATE_DEFERRAL_CODE, retryInMs: 1 } } as const;
+      // Issue 17: the turn the publish reserved, when the rate limit is the endpoint's only
+      // option: the send waits for it and goes without asking again (no update). One that
+      // starts after its turn asks, and is scheduled afresh (flow/limiter.ts).
+      if (
+        req.turnAt !== undefined &&
+        !tenant?.rateLimit &&
+        flow.rateLimit &&
+        flow.maxInFlight === undefined &&
+        !ordered &&
+        req.turnAt - Date.now() <= holdMs &&
+        !missed(req.turnAt)
+      ) {
+        await waitForTurn(req.turnAt);
+        if (!missed(req.turnAt)) return { kind: 'send' };
+      }
       if (!flow.rateLimit && flow.maxInFlight === undefined && !ordered) {
         await waitForTurn(sendAt);
         // A timer that fired late (this process was busy) would bunch its send with later turns.

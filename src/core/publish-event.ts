@@ -118,6 +118,9 @@ export async function publishEvent(
       ...(admission === 'dead_letter' ? { deadLetterOnArrival: HOLD_OVERFLOW_CODE } : {}),
       // Issue 17: an ordered endpoint's delivery takes its place in the endpoint's queue.
       ...(ep.config.ordering === 'fifo' && admission !== 'dead_letter' ? { ordered: true as const } : {}),
+      // Issue 17: its turn in the endpoint's rate limit is reserved before it starts. Not for
+      // an endpoint holding events (Dong Tien's drain hands out turns to running deliveries).
+      ...(ep.config.rateLimit && admission === 'queue' ? { paced: true as const } : {}),
     });
   }
   for (const [i, t] of targets.entries()) {

@@ -15,7 +15,7 @@ export async function startDelivery(
   client: Client,
   taskQueue: string,
   input: DeliveryInput,
-  opts: { eager?: boolean } = {},
+  opts: { eager?: boolean; startDelayMs?: number } = {},
 ): Promise<StartDeliveryResult> {
   try {
     await client.workflow.start(DELIVERY_WORKFLOW, {
@@ -33,7 +33,9 @@ export async function startDelivery(
       priority: deliveryPriority(input.endpointId),
       // With a worker on the same connection, the server hands the first workflow task
       // back in the start response: no trip through matching before the first attempt.
-      ...(opts.eager ? { requestEagerStart: true } : {}),
+      // Issue 17: a delivery whose rate-limited turn is reserved runs just before it; until
+      // then it costs no workflow task (a delayed start is never eager).
+      ...(opts.startDelayMs ? { startDelay: opts.startDelayMs } : opts.eager ? { requestEagerStart: true } : {}),
     });
     return { deliveryId: input.deliveryId, created: true };
   } catch (err) {

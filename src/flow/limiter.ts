@@ -86,6 +86,26 @@ export const EARLY_MS = 1_800;
 export const ACTIVITY_HOLD_MS = 3_500;
 export const ACTIVITY_EARLY_MS = 3_300;
 
+/**
+ * A delivery whose turn was reserved at publish starts this long before it (a start delay):
+ * time for its first task to be dispatched and its inline attempt to read the endpoint, well
+ * inside HOLD_MS, so a task up to this late still finds its turn ahead. Its wait holds an
+ * inline slot, so about perSecond times this many of them wait at once.
+ */
+export const TURN_START_EARLY_MS = 1_000;
+/**
+ * A turn further out than this is not waited for by a start delay: a delayed run hears no
+ * signal until it starts (an endpoint deleted or a delivery marked dead meanwhile would show
+ * only then), so such a delivery starts at once and is deferred to its turn as it asks.
+ */
+export const TURN_START_DELAY_MAX_MS = 10 * 60_000;
+
+/** The start delay of a delivery whose turn is `sendAt` (0: start now and ask). */
+export function turnStartDelayMs(sendAt: number, now: number): number {
+  const delay = sendAt - now - TURN_START_EARLY_MS;
+  return delay > 0 && delay <= TURN_START_DELAY_MAX_MS ? Math.floor(delay) : 0;
+}
+
 export interface HoldAsked {
   /** How far ahead of now this send may be granted (it waits for its turn itself). */
   holdMs?: number;
@@ -168,6 +188,26 @@ export function takeToken(
   }
   s.reservations[deliveryId] = sendAt;
   return { granted: false, code: RATE_DEFERRAL_CODE, retryInMs: Math.max(1, Math.floor(sendAt - now - earlyMs)) };
+}
+
+/**
+ * Issue 17: the publish path reserves a paced delivery's turn before it starts it, and starts
+ * it to run just before (a start delay): a burst of publishes to a rate-limited endpoint then
+ * costs no workflow task until each turn comes, instead of a task, a permit update and a timer
+ * at once for every delivery. The turn is the schedule's next, kept as the delivery's
+ * reservation (a repeat of the publish gets the same one while it lies ahead), so a send that
+ * asks at its turn is granted it (takeToken). Never sooner than GRANT_LEAD_MS from `now`.
+ */
+export function reserveTurn(s: FlowState, r: RateLimit, deliveryId: string, now: number): number {
+  const reserved = s.reservations[deliveryId];
+  if (reserved !== undefined && reserved >= now) return Math.ceil(reserved);
+  const step = pacedStep(r);
+  const tau = (capacity(r) - 1) * step;
+  const tat = s.bucket?.at ?? now;
+  const sendAt = Math.max(now + GRANT_LEAD_MS, tat - tau);
+  s.bucket = { tokens: 0, at: Math.max(tat, sendAt) + step };
+  s.reservations[deliveryId] = sendAt;
+  return Math.ceil(sendAt);
 }
 
 export function forgetOld(s: FlowState, now: number) {

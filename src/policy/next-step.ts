@@ -175,6 +175,18 @@ export function firstRound(
 }
 
 /**
+ * Issue 17 (R-RH-DEFER): the publish reserved this delivery's turn in its endpoint's rate
+ * limit and started it to run just before it. The wait is the round's first row, a deferral
+ * spending no attempt, so the log reads as it would had the delivery asked and been told.
+ * The same state is what a read answers before the delayed run has started.
+ */
+export function deferredAtPublish(s: RoundState, d: { code: string; at: number; turnAt: number }): RoundState {
+  const st: RoundState = { ...s, deferStreak: { code: d.code, count: 1, since: d.at } };
+  const row = { kind: 'deferral' as const, attempt: s.delivery.attemptsInRound + 1, startedAt: iso(d.at), finishedAt: iso(d.at), latencyMs: 0, code: d.code };
+  return { ...st, delivery: { ...record(st, row), nextAttemptAt: iso(d.turnAt) } };
+}
+
+/**
  * The delivery round (SPEC §2, §3) as a pure reducer: given the state and what just
  * happened, the new state and the one thing to do next. The workflow only carries the
  * steps out (timers, the activity, signals, the search attribute, continue-as-new).

@@ -55,6 +55,18 @@ export interface DeliveryInput {
    */
   ordered?: true;
   /**
+   * Issue 17: the endpoint had a rate limit when the event was accepted, and took new events
+   * at once (`queue`): the publish reserves the delivery's turn before it starts it.
+   */
+  paced?: true;
+  /**
+   * Issue 17: the turn the publish reserved (`sendAt`, workflow clock ms) when it asked
+   * (`reservedAt`); the delivery was started to run just before it. Its first send waits for
+   * that time and goes, without asking the endpoint again, when the endpoint has no other
+   * flow option; the wait is the log's first row (a `rate_limited` deferral).
+   */
+  pacedTurn?: { reservedAt: number; sendAt: number };
+  /**
    * Set only by the delivery workflow itself when it continues as new (issue 14.1): the
    * run before this one handed over everything a reader or the next attempt needs, so the
    * chain of runs reads as one delivery (same id, same attempt log).
@@ -242,6 +254,8 @@ export interface AttemptRequest {
   inline?: true;
   /** Issue 17: an ordered delivery (DeliveryInput.ordered): it sends only as the head of the queue. */
   ordered?: true;
+  /** Issue 17: the turn reserved at publish (DeliveryInput.pacedTurn), on the run's first send only. */
+  turnAt?: number;
   /**
    * Issue 16: this first workflow task is a repeat (the one before it timed out or failed).
    * The local activity is still scheduled, so the task's commands are the same whatever the

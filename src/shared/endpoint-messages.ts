@@ -49,6 +49,13 @@ export const acquirePermitUpdate = defineUpdate<
     }> }]
 >('acquirePermit');
 /**
+ * Issue 17: the publish path reserves the turns of the deliveries it is about to start to a
+ * rate-limited endpoint, in order: each one's send time (workflow clock, ms), or null when
+ * the endpoint has no rate limit (any more) or is deleted. One update for a publish's whole
+ * batch; the API asks with one in flight per endpoint.
+ */
+export const reserveTurnsUpdate = defineUpdate<Array<number | null>, [{ deliveryIds: string[] }]>('reserveTurns');
+/**
  * Issue 17 (`ordering: 'fifo'`): the publish path hands over the ordered deliveries it is
  * about to start, in publish order, before it starts them (their acceptance order).
  */

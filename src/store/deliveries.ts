@@ -20,6 +20,7 @@ import {
 } from '../shared/search-attributes.js';
 import { mayReopen } from '../policy/replay-window.js';
 import { closedState, deliveryEnvelope } from './delivery-envelope.js';
+import { delayedState, isDelayedStart } from './delayed-start.js';
 import { newestFirst } from './newest-first.js';
 import { unlessNotFound } from './not-found.js';
 import { NOT_CONTINUED, and, eq, isIn, ofType, or, statusClause } from './visibility.js';
@@ -43,6 +44,11 @@ export interface DeliveryRef {
   running: boolean;
   /** When the run closed (its round ended), for a closed one. */
   closedAtMs?: number;
+  /**
+   * Issue 17: a run started with a delay (its rate-limited turn reserved at publish) runs its
+   * first task at this time. Until then a query would wait for it, so a read answers without one.
+   */
+  delayedUntilMs?: number;
   /**
    * The run closes at its round end (issue 16), so a closed one may be reopened as a new run
    * within its preset's window (`reopenable`). A run started before issue 16 closed at the
@@ -68,7 +74,7 @@ export function effectiveStatus(indexed: string | undefined, execution: string):
 export function refOf(
   wf: Pick<
     WorkflowExecutionInfo,
-    'workflowId' | 'runId' | 'typedSearchAttributes' | 'startTime' | 'status' | 'closeTime'
+    'workflowId' | 'runId' | 'typedSearchAttributes' | 'startTime' | 'status' | 'closeTime' | 'executionTime'
   >,
 ): DeliveryRef {
   const sa = wf.typedSearchAttributes;
@@ -87,6 +93,7 @@ export function refOf(
     startMs: createdAt.getTime(),
     running,
     ...(!running && wf.closeTime ? { closedAtMs: wf.closeTime.getTime() } : {}),
+    ...(running && wf.executionTime && wf.executionTime > wf.startTime ? { delayedUntilMs: wf.executionTime.getTime() } : {}),
     closesAtRoundEnd: created !== undefined,
   };
 }
@@ -197,6 +204,9 @@ export async function ownedDelivery(
   return { ref: refOf(d), description: d };
 }
 
+/** A delayed run this close to its start is queried: it answers once its first task ran. */
+const DELAYED_MARGIN_MS = 500;
+
 /**
  * The delivery's state; `undefined` only when its workflow is gone (past retention). A closed
  * run (issue 16: every delivery once its round ends) is read from its result in the close
@@ -206,13 +216,21 @@ export async function ownedDelivery(
 export async function deliveryState(
   client: Client,
   id: string,
-  ref?: Pick<DeliveryRef, 'running' | 'runId'>,
+  ref?: Pick<DeliveryRef, 'running' | 'runId' | 'delayedUntilMs'>,
 ): Promise<DeliveryState | undefined> {
+  // A delayed run not started yet: its state is known from its input (store/delayed-start.ts).
+  if (ref?.running && ref.delayedUntilMs !== undefined && ref.delayedUntilMs > Date.now() + DELAYED_MARGIN_MS)
+    return delayedState(client, id);
   if (ref && !ref.running) {
     const closed = await closedState(client, id, ref.runId);
     if (closed) return closed;
   }
-  return unlessNotFound(client.workflow.getHandle(id).query(deliveryStateQuery));
+  try {
+    return await unlessNotFound(client.workflow.getHandle(id).query(deliveryStateQuery));
+  } catch (err) {
+    if (isDelayedStart(err)) return delayedState(client, id);
+    throw err;
+  }
 }
 
 /**

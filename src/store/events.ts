@@ -9,6 +9,8 @@ import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attribut
 import type { Directory } from './directory.js';
 import { pendingDeliveries } from './visibility.js';
 import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
+import { turnStartDelayMs } from '../flow/limiter.js';
+import { createTurnReserver } from './turn-reservations.js';
 
 export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
 
@@ -44,6 +46,7 @@ export function temporalPublishStore(deps: {
   eagerStart?: boolean;
 }): PublishStore {
   const { client, taskQueue, directory } = deps;
+  const reserver = createTurnReserver(client);
   return {
     liveEndpoints: (tenantId) => directory.endpoints(tenantId),
     ownedEndpoint: (tenantId, endpointId) => directory.endpoint(tenantId, endpointId),
@@ -77,8 +80,19 @@ export function temporalPublishStore(deps: {
       client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId)).result(),
     async startDeliveries(deliveries) {
       await enqueueOrdered(client, deliveries);
+      const reservedAt = Date.now();
+      const turns = await reserver.reserve(deliveries.filter((d) => d.paced));
       await Promise.all(
-        deliveries.map((d) => startDelivery(client, taskQueue, d, { eager: deps.eagerStart })),
+        deliveries.map((d) => {
+          const sendAt = turns.get(d.deliveryId);
+          const startDelayMs = sendAt === undefined ? 0 : turnStartDelayMs(sendAt, Date.now());
+          return startDelivery(
+            client,
+            taskQueue,
+            startDelayMs > 0 ? { ...d, pacedTurn: { reservedAt, sendAt: sendAt! } } : d,
+            { eager: deps.eagerStart, startDelayMs },
+          );
+        }),
       );
     },
     reportHoldFull: (endpointId, at) => reportHoldFull(client, endpointId, at),

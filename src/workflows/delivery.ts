@@ -26,6 +26,7 @@ import {
 import {
   closeRound,
   deadOnArrival,
+  deferredAtPublish,
   firstRound,
   nextStep,
   reopen,
@@ -51,6 +52,7 @@ import {
   type ReplayMode,
 } from '../shared/messages.js';
 import { orderDoneSignal, reportHealthSignal } from '../shared/endpoint-messages.js';
+import { RATE_DEFERRAL_CODE } from '../flow/limiter.js';
 import { SA_STATUS } from '../shared/search-attributes.js';
 
 type Command = Reopen;
@@ -145,6 +147,10 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
           { deliveryId: input.deliveryId, eventId: input.event.id, endpointId: input.endpointId },
           Date.parse(input.createdAt),
         );
+  // Issue 17: the publish reserved this delivery's turn and started it just before.
+  const pacedTurn = !carried && !input.reopened ? input.pacedTurn : undefined;
+  if (pacedTurn)
+    round = deferredAtPublish(round, { code: RATE_DEFERRAL_CODE, at: pacedTurn.reservedAt, turnAt: pacedTurn.sendAt });
   // What signals set between steps: the waits read them.
   let wake = carried?.wake ?? false;
   let drainTurn = carried?.drainTurn ?? false;
@@ -236,6 +242,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
   /** Still the run's first send, before anything was awaited: it may go out inline. */
   let firstSend = inlineFirst;
+  /** The reserved turn is the first send's alone; any later one asks. */
+  let pacedTurnUsed = false;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
   const send = async (step: Extract<NextStep, { kind: 'send' }>): Promise<AttemptResult> => {
     const turn = drainTurn;
@@ -246,6 +254,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     wokenWhileSending = false;
     const inline = firstSend;
     firstSend = false;
+    const turnAt = pacedTurn && !pacedTurnUsed ? pacedTurn.sendAt : undefined;
+    pacedTurnUsed = true;
     try {
       const req = {
         deliveryId: input.deliveryId,
@@ -262,6 +272,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         freshRead: fresh || undefined,
         scheduledAt: Date.now(),
         ...(input.ordered ? { ordered: true as const } : {}),
+        ...(turnAt !== undefined ? { turnAt } : {}),
       };
       // The first task's command is the local activity even when the task is a repeat, so
       // a replay issues the same commands whatever it reads; the recorded result decides.

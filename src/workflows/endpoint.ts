@@ -17,11 +17,23 @@ import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
-import { acquire, emptyFlow, expireLeases, flowOptionsOf, nextExpiry, release, type FlowState, type Verdict } from '../flow/limiter.js';
+import {
+  acquire,
+  emptyFlow,
+  expireLeases,
+  flowOptionsOf,
+  forgetOld,
+  nextExpiry,
+  release,
+  reserveTurn,
+  type FlowState,
+  type Verdict,
+} from '../flow/limiter.js';
 import { askTurn, clearOrder, emptyOrder, enqueue, finish, headChecked, staleHeadAt } from '../flow/order.js';
 import { wakeSignal } from '../shared/messages.js';
 import {
   acquirePermitUpdate,
+  reserveTurnsUpdate,
   claimProbeUpdate,
   enqueueOrderedSignal,
   orderDoneSignal,
@@ -328,6 +340,13 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       wakeAll(wake);
       return verdict;
     });
+  });
+  setHandler(reserveTurnsUpdate, ({ deliveryIds }) => {
+    permitsThisRun++;
+    const rate = flowOptionsOf(config)?.rateLimit;
+    const now = Date.now();
+    forgetOld(flow, now);
+    return deliveryIds.map((id) => (rate && !deleted ? reserveTurn(flow, rate, id, now) : null));
   });
   setHandler(enqueueOrderedSignal, ({ deliveryIds }) => {
     if (fifo() && !deleted) enqueue(order(), deliveryIds, Date.now());

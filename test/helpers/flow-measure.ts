@@ -11,21 +11,32 @@ export function busiestSecond(ats: number[]): number {
   return max;
 }
 
-/** The identities that ran a delivery's activity tasks: which workers took part. */
+/** The identities of the workers that sent a delivery's attempts (activity or inline): which took part. */
 export async function workerIdentities(client: Client, ids: string[]): Promise<Set<string>> {
   const out = new Set<string>();
   for (const id of ids) {
     const h = await client.workflow.getHandle(id).fetchHistory();
+    let lastTaskWorker: string | undefined;
     for (const e of h.events ?? []) {
-      const who = e.activityTaskStartedEventAttributes?.identity;
+      // A send is the activity, or the local activity inside the workflow task that ran it.
+      const who =
+        e.activityTaskStartedEventAttributes?.identity ??
+        (e.markerRecordedEventAttributes ? lastTaskWorker : undefined);
+      if (e.workflowTaskStartedEventAttributes?.identity) lastTaskWorker = e.workflowTaskStartedEventAttributes.identity;
       if (who) out.add(who);
     }
   }
   return out;
 }
 
-/** Events and permit updates in a workflow's history. */
+/** Events, permit updates, workflow tasks, timers and activities in a workflow's history. */
 export async function historyCounts(client: Client, id: string) {
   const ev = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-  return { events: ev.length, updates: ev.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length };
+  return {
+    events: ev.length,
+    updates: ev.filter((e) => e.workflowExecutionUpdateAcceptedEventAttributes).length,
+    workflowTasks: ev.filter((e) => e.workflowTaskCompletedEventAttributes).length,
+    timers: ev.filter((e) => e.timerStartedEventAttributes).length,
+    activities: ev.filter((e) => e.activityTaskScheduledEventAttributes).length,
+  };
 }

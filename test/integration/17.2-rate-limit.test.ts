@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pacedStep } from '../../src/flow/limiter.js';
+import type { DeliveryState } from '../../src/shared/delivery-types.js';
+import { deliveryIdFor } from '../../src/shared/ids.js';
 import { deliveryStateQuery } from '../../src/shared/messages.js';
 import type { TenantSession } from '../helpers/api.js';
 import { busiestSecond, historyCounts, workerIdentities } from '../helpers/flow-measure.js';
@@ -84,6 +86,14 @@ describe('issue 17: an endpoint rate limit holds across two workers', () => {
     const started = Date.now();
     for (let i = 0; i < EVENTS; i += 25)
       await Promise.all(Array.from({ length: 25 }, async (_, k) => expect((await publish('limited.event', i + k)).status).toBe(202)));
+    // The last one waits ~20 s for its turn: read now, it is pending, its wait a deferral row
+    // spending no attempt, and its next attempt at that turn (the run has not started yet).
+    const lastId = deliveryIdFor(tenant.tenantId, `limited.event_${EVENTS - 1}_${run}`, limitedId);
+    const waiting = await tenant.call('GET', `/v1/deliveries/${lastId}`);
+    expect(waiting.status).toBe(200);
+    const pending = (await waiting.json()) as DeliveryState;
+    expect(pending).toMatchObject({ status: 'pending', attemptsInRound: 0, attempts: [{ kind: 'deferral', code: 'rate_limited', attempt: 1 }] });
+    expect(Date.parse(pending.nextAttemptAt!) - Date.now()).toBeGreaterThan(10_000);
     await expect.poll(async () => (await at('/limited')).length, { timeout: 90_000, interval: 500 }).toBeGreaterThanOrEqual(EVENTS);
     const limited = await at('/limited');
     const ats = limited.map((r) => r.at);
@@ -134,6 +144,14 @@ describe('issue 17: an endpoint rate limit holds across two workers', () => {
     // A reservation: a delivery is told its time once, then goes.
     const perDelivery = states.map((s) => s.attempts.filter((a) => a.kind === 'deferral').length);
     expect(Math.max(...perDelivery)).toBeLessThanOrEqual(2);
+
+    // Cost: a limited delivery whose turn was reserved at publish costs what a plain one does,
+    // one workflow task (its send inline in it), no timer, no activity. A few early ones ask
+    // (turns under a second away start at once), and a send past its slot share is the activity.
+    const counts = await Promise.all(ids.map((id) => historyCounts(w.client, id)));
+    const sum = (k: 'workflowTasks' | 'timers' | 'activities') => counts.reduce((n, c) => n + c[k], 0);
+    console.log(`limited deliveries: ${sum('workflowTasks')} workflow tasks, ${sum('timers')} timers, ${sum('activities')} activities for ${EVENTS}`);
+    expect(counts.filter((c) => c.workflowTasks === 1 && c.timers === 0 && c.activities === 0).length).toBeGreaterThanOrEqual(0.9 * EVENTS);
 
     // Both workers sent.
     expect((await workerIdentities(w.client, ids.slice(0, 40))).size).toBeGreaterThanOrEqual(2);

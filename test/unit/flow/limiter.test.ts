@@ -9,15 +9,18 @@ import {
   PACE_MARGIN,
   PROMISE_MS,
   RATE_DEFERRAL_CODE,
+  RESERVATION_FORGET_MS,
   acquire,
   emptyFlow,
   expireLeases,
   flowOptionsOf,
+  forgetOld,
   grantLead,
   lateBoundMs,
   nextExpiry,
   pacedStep,
   release,
+  reserveTurn,
   takeToken,
 } from '../../../src/flow/limiter.js';
 
@@ -83,6 +86,26 @@ describe('R-RH-DEFER: the rate schedule (issue 17)', () => {
     let n = 0;
     while (takeToken(old, r, `o${n}`, 0).granted) n++;
     expect(n).toBe(Math.floor((HOLD_MS - L) / S5) + 1);
+  });
+
+  // Issue 17's spill-over bench: a burst to a 5/s endpoint delayed other endpoints by seconds
+  // while every delivery asked at once; the publish now reserves each turn and starts it late.
+  it('R-RH-DEFER: turns reserved at publish follow the schedule, a repeat gets its own back, and the send asking at it is granted it', () => {
+    const s = emptyFlow();
+    const r = { perSecond: 5, burst: 2 };
+    const turns = Array.from({ length: 30 }, (_, i) => reserveTurn(s, r, `p${i}`, 0));
+    expect(turns.slice(0, 2)).toEqual([L, L]);
+    for (let i = 2; i < 30; i++) expect(turns[i]).toBe(at(L + (i - 1) * S5));
+    // A repeat of the publish (a 503 retried) is told the same turn, and takes no other.
+    expect(reserveTurn(s, r, 'p7', 1_000)).toBe(turns[7]);
+    expect(reserveTurn(s, r, 'next', 1_000)).toBe(at(L + 29 * S5));
+    // Each delivery asking a little before its turn is granted exactly that turn; none is taken twice.
+    for (const i of [3, 12, 29]) expect(takeToken(s, r, `p${i}`, turns[i]! - 1_500)).toEqual({ granted: true, sendAt: turns[i] });
+    // One that comes after its turn (a worker that was down) is scheduled afresh, at the end.
+    expect(takeToken(s, r, 'p20', turns[20]! + 10_000)).toEqual({ granted: true, sendAt: turns[20]! + 10_000 + L });
+    // A reservation nobody came for is forgotten a while after its time.
+    forgetOld(s, turns[5]! + RESERVATION_FORGET_MS + 1);
+    expect(s.reservations.p5).toBeUndefined();
   });
 
   it('R-RH-DEFER: a deferred send that comes back on time (EARLY_MS before its turn) is granted, not deferred again', () => {

@@ -18,6 +18,7 @@ import {
   WORKER_ERROR_LIMIT,
   closeRound,
   deadOnArrival,
+  deferredAtPublish,
   firstRound,
   nextStep,
   reopen,
@@ -148,6 +149,24 @@ describe('15.6 policy/next-step: SPEC §3 "attempts" and "delays after attempt 1
     const q = new Round(ctx);
     q.sleepThrough(q.attempt(fail(500)));
     expect(draws).toBe(1);
+  });
+});
+
+describe('issue 17 policy/next-step: a turn reserved at publish (R-RH-DEFER)', () => {
+  it('R-RH-DEFER: the wait is one `rate_limited` deferral row spending no attempt; the run then sends attempt 1 and a 2xx ends it', () => {
+    const r = new Round(ctxFor('standard'));
+    r.state = deferredAtPublish(r.state, { code: 'rate_limited', at: T0 + 5, turnAt: T0 + 20 * S });
+    expect(r.d).toMatchObject({ status: 'pending', attemptsInRound: 0, nextAttemptAt: new Date(T0 + 20 * S).toISOString() });
+    expect(r.d.attempts).toEqual([
+      { kind: 'deferral', attempt: 1, round: 1, startedAt: new Date(T0 + 5).toISOString(), finishedAt: new Date(T0 + 5).toISOString(), latencyMs: 0, code: 'rate_limited' },
+    ]);
+    r.now = T0 + 19 * S;
+    expect(r.ready()).toEqual({ kind: 'send', attempt: 1, createdAt: new Date(T0).toISOString() });
+    r.now += 1_050;
+    expect(r.feed({ kind: 'sent', now: r.now, result: ok() })).toEqual({ kind: 'end' });
+    expect(r.d).toMatchObject({ status: 'succeeded', attemptsInRound: 1 });
+    expect(r.d.attempts.map((a) => a.kind)).toEqual(['deferral', 'attempt']);
+    expect(r.state.deferStreak).toBeUndefined();
   });
 });
 
