@@ -43,13 +43,14 @@ const FULL = {
   'cost-endpoints': 4,
   'cost-open-after': 60,
   // (9) no spill-over: 9 endpoints 1/s each for 60 s, alone, beside a 5/s endpoint given 200
-  // at once, and beside an ordered endpoint given 150.
+  // at once, beside an ordered endpoint given 150, and beside one answering after 10 s given 300.
   'spill-fast': 9,
   'spill-rate': 1,
   'spill-seconds': 60,
   'spill-limited-events': 200,
   'spill-per-second': 5,
   'spill-ordered-events': 150,
+  'spill-slow-events': 300,
 };
 const QUICK: typeof FULL = {
   ...FULL,
@@ -66,6 +67,7 @@ const QUICK: typeof FULL = {
   'spill-seconds': 20,
   'spill-limited-events': 60,
   'spill-ordered-events': 40,
+  'spill-slow-events': 60,
 };
 const SCENARIOS = [
   'raw',
@@ -213,6 +215,8 @@ async function main() {
         limitedEvents: size['spill-limited-events'],
         perSecond: size['spill-per-second'],
         orderedEvents: size['spill-ordered-events'],
+        slowEvents: size['spill-slow-events'],
+        slowDelayMs: size['slow-delay-ms'],
       }),
     );
   } finally {

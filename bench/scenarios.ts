@@ -373,12 +373,12 @@ export function maxInOneSecond(arrivals: number[]): number {
 
 /**
  * (9) Issue 17's "no spill-over": `fastCount` endpoints with no options get `rate` events a
- * second each for `seconds`, four times: alone; beside the same burst to an endpoint with no
- * options (the control); beside a rate-limited endpoint given a burst
- * at once (its deliveries wait as `rate_limited` deferrals); beside an ordered endpoint given a
- * burst (all but its head wait as `waiting_for_previous`). The deferrals are the limited
- * endpoints' own workflow tasks and signals; the fast endpoints' first-attempt p99 must not
- * grow with them.
+ * second each for `seconds`, five times: alone; beside the same burst to an endpoint with no
+ * options (the control); beside a rate-limited endpoint given a burst at once (its turns
+ * reserved at publish, each delivery started just before its own); beside an ordered endpoint
+ * given a burst (all but its head wait as `waiting_for_previous`); beside an endpoint whose
+ * receiver answers after `slowDelayMs`, given `slowEvents` at once (it may hold only its share
+ * of the send slots). The fast endpoints' first-attempt p99 must not grow with them.
  */
 export async function spillOver(
   ctx: Ctx,
@@ -389,6 +389,8 @@ export async function spillOver(
     limitedEvents: number;
     perSecond: number;
     orderedEvents: number;
+    slowEvents: number;
+    slowDelayMs: number;
   },
 ) {
   const fast = await endpoints(ctx, 'spill', o.fastCount);
@@ -474,6 +476,18 @@ export async function spillOver(
       for (let i = 0; i < o.orderedEvents; i++) await ctx.herald.publish(ctx.key, id(i), orderedType);
     },
   });
+  // A slow endpoint (issue 17's "default share"): its receiver answers after slowDelayMs, and
+  // it gets slowEvents at once. Without a share it held every send slot and the others waited.
+  const slowType = await limitedEndpoint('spillslow', {});
+  ctx.receiver.setMode('/spillslow/0', { status: 200, delayMs: o.slowDelayMs });
+  const slow = await phase('slow', {
+    events: o.slowEvents,
+    publish: (id) =>
+      closedLoop(o.slowEvents, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), slowType)),
+  });
+  // Its requests still open are answered in their time; none weighs on what runs next.
+  ctx.receiver.setMode('/spillslow/0', { status: 200 });
+  await new Promise((r) => setTimeout(r, o.slowDelayMs + 1000));
   return {
     spillFastAloneP50Ms: alone.fast.p50,
     spillFastAloneP99Ms: alone.fast.p99,
@@ -487,6 +501,9 @@ export async function spillOver(
     spillFastBesideOrderedP99Ms: ordered.fast.p99,
     spillOrderedSeconds: ordered.seconds,
     spillOrderedInOrder: ordered.inOrder,
+    spillFastBesideSlowP50Ms: slow.fast.p50,
+    spillFastBesideSlowP99Ms: slow.fast.p99,
+    spillSlowSeconds: slow.seconds,
     spillFastEventsPerPhase: alone.fast.n,
   };
 }
