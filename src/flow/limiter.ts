@@ -88,11 +88,12 @@ export const ACTIVITY_EARLY_MS = 3_300;
 
 /**
  * A delivery whose turn was reserved at publish starts this long before it (a start delay):
- * time for its first task to be dispatched and its inline attempt to read the endpoint, well
- * inside HOLD_MS, so a task up to this late still finds its turn ahead. Its wait holds an
- * inline slot, so about perSecond times this many of them wait at once.
+ * its inline first attempt may wait HOLD_MS for its turn, so a first task dispatched up to
+ * this late (over a second on a loaded machine: 17.2 beside other files) still finds its turn
+ * ahead. The wait holds an inline slot, so about perSecond times this many of them wait at
+ * once; past the endpoint's share of the slots a send goes as the activity (one more task).
  */
-export const TURN_START_EARLY_MS = 1_000;
+export const TURN_START_EARLY_MS = HOLD_MS - 100;
 /**
  * A turn further out than this is not waited for by a start delay: a delayed run hears no
  * signal until it starts (an endpoint deleted or a delivery marked dead meanwhile would show
