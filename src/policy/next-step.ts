@@ -180,10 +180,11 @@ export function firstRound(
  * spending no attempt, so the log reads as it would had the delivery asked and been told.
  * The same state is what a read answers before the delayed run has started.
  */
-export function deferredAtPublish(s: RoundState, d: { code: string; at: number; turnAt: number }): RoundState {
-  const st: RoundState = { ...s, deferStreak: { code: d.code, count: 1, since: d.at } };
-  const row = { kind: 'deferral' as const, attempt: s.delivery.attemptsInRound + 1, startedAt: iso(d.at), finishedAt: iso(d.at), latencyMs: 0, code: d.code };
-  return { ...st, delivery: { ...record(st, row), nextAttemptAt: iso(d.turnAt) } };
+export function deferredAtPublish(s: RoundState, turn: { reservedAt: number; sendAt: number }, code: string): RoundState {
+  const st: RoundState = { ...s, deferStreak: { code, count: 1, since: turn.reservedAt } };
+  const at = iso(turn.reservedAt);
+  const row = { kind: 'deferral' as const, attempt: s.delivery.attemptsInRound + 1, startedAt: at, finishedAt: at, latencyMs: 0, code };
+  return { ...st, delivery: { ...record(st, row), nextAttemptAt: iso(turn.sendAt) } };
 }
 
 /**

@@ -1,6 +1,6 @@
 import { ServiceError, isGrpcServiceError, type Client } from '@temporalio/client';
-import { RATE_DEFERRAL_CODE } from '../flow/limiter.js';
 import { deferredAtPublish, firstRound } from '../policy/next-step.js';
+import { RATE_DEFERRAL_CODE } from '../flow/limiter.js';
 import type { DeliveryInput, DeliveryState } from '../shared/delivery-types.js';
 import { startInputOf } from './delivery-envelope.js';
 
@@ -32,6 +32,5 @@ export async function delayedState(client: Client, id: string): Promise<Delivery
     { deliveryId: input.deliveryId, eventId: input.event.id, endpointId: input.endpointId },
     Date.parse(input.createdAt),
   );
-  const turn = input.pacedTurn;
-  return (turn ? deferredAtPublish(round, { code: RATE_DEFERRAL_CODE, at: turn.reservedAt, turnAt: turn.sendAt }) : round).delivery;
+  return (input.pacedTurn ? deferredAtPublish(round, input.pacedTurn, RATE_DEFERRAL_CODE) : round).delivery;
 }

@@ -149,8 +149,9 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         );
   // Issue 17: the publish reserved this delivery's turn and started it just before.
   const pacedTurn = !carried && !input.reopened ? input.pacedTurn : undefined;
-  if (pacedTurn)
-    round = deferredAtPublish(round, { code: RATE_DEFERRAL_CODE, at: pacedTurn.reservedAt, turnAt: pacedTurn.sendAt });
+  if (pacedTurn) round = deferredAtPublish(round, pacedTurn, RATE_DEFERRAL_CODE);
+  /** The reserved turn is the run's first send's alone; any later one asks. */
+  let firstTurnAt = pacedTurn?.sendAt;
   // What signals set between steps: the waits read them.
   let wake = carried?.wake ?? false;
   let drainTurn = carried?.drainTurn ?? false;
@@ -242,8 +243,6 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
   /** Still the run's first send, before anything was awaited: it may go out inline. */
   let firstSend = inlineFirst;
-  /** The reserved turn is the first send's alone; any later one asks. */
-  let pacedTurnUsed = false;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
   const send = async (step: Extract<NextStep, { kind: 'send' }>): Promise<AttemptResult> => {
     const turn = drainTurn;
@@ -254,8 +253,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     wokenWhileSending = false;
     const inline = firstSend;
     firstSend = false;
-    const turnAt = pacedTurn && !pacedTurnUsed ? pacedTurn.sendAt : undefined;
-    pacedTurnUsed = true;
+    const turnAt = firstTurnAt;
+    firstTurnAt = undefined;
     try {
       const req = {
         deliveryId: input.deliveryId,

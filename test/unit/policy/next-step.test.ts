@@ -155,7 +155,7 @@ describe('15.6 policy/next-step: SPEC §3 "attempts" and "delays after attempt 1
 describe('issue 17 policy/next-step: a turn reserved at publish (R-RH-DEFER)', () => {
   it('R-RH-DEFER: the wait is one `rate_limited` deferral row spending no attempt; the run then sends attempt 1 and a 2xx ends it', () => {
     const r = new Round(ctxFor('standard'));
-    r.state = deferredAtPublish(r.state, { code: 'rate_limited', at: T0 + 5, turnAt: T0 + 20 * S });
+    r.state = deferredAtPublish(r.state, { reservedAt: T0 + 5, sendAt: T0 + 20 * S }, 'rate_limited');
     expect(r.d).toMatchObject({ status: 'pending', attemptsInRound: 0, nextAttemptAt: new Date(T0 + 20 * S).toISOString() });
     expect(r.d.attempts).toEqual([
       { kind: 'deferral', attempt: 1, round: 1, startedAt: new Date(T0 + 5).toISOString(), finishedAt: new Date(T0 + 5).toISOString(), latencyMs: 0, code: 'rate_limited' },
