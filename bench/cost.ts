@@ -7,6 +7,10 @@ import type { Ctx } from './scenarios.js';
 import { closedLoop } from './load.js';
 import { nowMs } from './receiver.js';
 import { round } from './stats.js';
+import { actionsBetween, billableActions, readServerActions } from './server-actions.js';
+
+/** Seconds after the last arrival at which the server's action meter is read. */
+const SERVER_ACTIONS_SETTLE_SECONDS = 5;
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 const T = proto.temporal.api.enums.v1.EventType;
@@ -199,6 +203,8 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
     const tag = `cost_${Date.now().toString(36)}`;
     const eventIds = Array.from({ length: events }, (_, i) => `${tag}_${i}`);
     const deliveryIds: string[] = [];
+    // The server's own meter, from just before the first publish (queries are in it too).
+    const actionsBefore = await readServerActions(ctx.herald.serverMetricsUrl, ns);
     await closedLoop(events, Math.min(16, ctx.concurrency), async (i) => {
       const r = await ctx.herald.publishFull(key, eventIds[i]!, eps[i % endpointCount]!.type);
       deliveryIds.push(...r.deliveryIds);
@@ -210,7 +216,12 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
     );
     const succeededAt = nowMs();
     ctx.log(`cost: ${events} delivered (${deliveryIds.length} deliveries); waiting ${openAfterSeconds} s`);
-    await new Promise((r) => setTimeout(r, openAfterSeconds * 1000));
+    // The last workflow tasks and after-reads complete within a few seconds of the last
+    // arrival; the meter is read then, inside the wait, so the wait stays as long as it was.
+    const settleMs = Math.min(openAfterSeconds, SERVER_ACTIONS_SETTLE_SECONDS) * 1000;
+    await new Promise((r) => setTimeout(r, settleMs));
+    const actionsAfter = actionsBefore && (await readServerActions(ctx.herald.serverMetricsUrl, ns));
+    await new Promise((r) => setTimeout(r, openAfterSeconds * 1000 - settleMs));
 
     // Open deliveries: each delivery's latest run, and the same asked of visibility.
     let open = 0;
@@ -264,6 +275,7 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
     const n = deliveryIds.length || 1;
     const d = perDelivery(delivery, n);
     const all = perDelivery(add(add(delivery, other), endpoint), n);
+    const meter = actionsBefore && actionsAfter ? actionsBetween(actionsBefore, actionsAfter) : undefined;
     return {
       costDeliveries: deliveryIds.length,
       costDeliveryRuns: deliveryRuns,
@@ -292,6 +304,16 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
       openDeliveriesAfterSuccess: open,
       openDeliveriesAfterSuccessVisibility: openByVisibility,
       costSecondsToRead: round((nowMs() - succeededAt) / 1000 - openAfterSeconds),
+      // Absent where the server's /metrics cannot be read (a baseline without the port).
+      ...(meter
+        ? {
+            serverActionsPerDelivery: round(billableActions(meter) / n, 2),
+            serverQueriesPerDelivery: round((meter.grpc_QueryWorkflow ?? 0) / n, 2),
+            serverActionsByTypePerDelivery: Object.fromEntries(
+              Object.entries(meter).map(([type, count]) => [type, round(count / n, 2)]),
+            ),
+          }
+        : {}),
     };
   } finally {
     await conn.close();

@@ -25,6 +25,10 @@ export abstract class HeraldTarget {
   /** host:port of Temporal's frontend. */
   abstract get temporalAddress(): string;
   abstract get namespace(): string;
+  /** The Temporal server's Prometheus /metrics, where this target has one the bench can read. */
+  get serverMetricsUrl(): string | undefined {
+    return undefined;
+  }
   abstract start(): Promise<void>;
   abstract stop(): Promise<void>;
   /** CPU seconds so far of Herald's processes (worker(s) and API). */
@@ -158,6 +162,11 @@ export class BenchHerald extends HeraldTarget {
 
   get namespace() {
     return 'default';
+  }
+
+  /** The embedded dev server's metrics port (src/own-ports.ts: the frontend's port + 11). */
+  override get serverMetricsUrl() {
+    return `http://127.0.0.1:${this.ports.temporal + 11}/metrics`;
   }
 
   protected get operatorKey() {

@@ -1,0 +1,63 @@
+/**
+ * Issue 16 (8): the Temporal server's own meter of billable actions. Since 1.22.3 the
+ * frontend counts every action it serves in the `action` counter, by `action_type`
+ * (grpc_StartWorkflowExecution, command_ScheduleActivityTask, grpc_QueryWorkflow,
+ * grpc_SignalWorkflowExecution, message_UpdateWorkflowExecution_Acceptance, ...), the count
+ * Temporal's migration guide tells self-hosted users to estimate Cloud actions with. It sees
+ * what a history does not hold: queries, and signals and updates sent from outside.
+ */
+
+/** One `action` sample per action type, summed over the other labels. */
+export type ActionCounts = Record<string, number>;
+
+/** Parses a Prometheus text exposition for the `action` counter (named `action` or `action_total`). */
+export function parseActionCounter(text: string, namespace: string): ActionCounts {
+  const out: ActionCounts = {};
+  for (const line of text.split('\n')) {
+    const m = /^action(?:_total)?\{([^}]*)\}\s+([0-9.eE+-]+)/.exec(line);
+    if (!m) continue;
+    const labels = Object.fromEntries(
+      [...m[1]!.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!] as const),
+    );
+    if (labels.namespace !== undefined && labels.namespace !== namespace) continue;
+    const type = labels.action_type ?? '?';
+    out[type] = (out[type] ?? 0) + Number(m[2]);
+  }
+  return out;
+}
+
+/** The server's `action` counter now, or undefined when its /metrics cannot be read. */
+export async function readServerActions(metricsUrl: string | undefined, namespace: string) {
+  if (!metricsUrl) return undefined;
+  try {
+    const res = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) });
+    if (!res.ok) return undefined;
+    return parseActionCounter(await res.text(), namespace);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What was counted between two readings, by type (types that did not move are left out). */
+export function actionsBetween(before: ActionCounts, after: ActionCounts): ActionCounts {
+  const out: ActionCounts = {};
+  for (const [type, n] of Object.entries(after)) {
+    const d = n - (before[type] ?? 0);
+    if (d > 0) out[type] = d;
+  }
+  return out;
+}
+
+/**
+ * The billable total of a delta. The server counts each marker command on its own and also
+ * once per workflow task that has any (`command_BatchMarkers`); Cloud bills local activities
+ * by the batch, so the per-marker counts are left out of the total.
+ */
+export function billableActions(delta: ActionCounts): number {
+  let total = 0;
+  for (const [type, n] of Object.entries(delta)) {
+    if (type.startsWith('command_RecordMarker')) continue;
+    total += n;
+  }
+  return total;
+}
