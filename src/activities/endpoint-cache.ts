@@ -2,13 +2,15 @@ import type { Client } from '@temporalio/client';
 import type { HealthState } from '../health/types.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
+import { healthFromDescription } from '../shared/health-memo.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 
 /**
  * Deliveries read their endpoint through this cache, not with a query per attempt: a
  * busy endpoint sees at most one query per worker per TTL, and concurrent misses share
- * one in-flight query. Judging an outcome (readAfter) adds at most one query per
- * `afterSpacingMs` per endpoint per worker, shared by every delivery finishing meanwhile.
+ * one in-flight query. Judging an outcome (readAfter) adds at most one read per
+ * `afterSpacingMs` per endpoint per worker, shared by every delivery finishing meanwhile:
+ * a describe of the endpoint's memo, a query only when the memo may be behind.
  */
 export class EndpointSnapshotCache {
   private readonly entries: TtlCache<EndpointSnapshot>;
@@ -32,13 +34,13 @@ export class EndpointSnapshotCache {
   }
 
   /**
-   * A snapshot read by a query sent after this call: what the endpoint knew once an
+   * The health as read by a request sent after this call: what the endpoint knew once an
    * outcome had happened (issue 14.4). A cached read, or one already on its way, may
    * predate a failure another delivery reported in the meantime, and judging a success
    * on it would leave that failure's streak standing. Callers arriving while a query is
    * out, or within the spacing of the last one, share the next one.
    */
-  readAfter(endpointId: string): Promise<EndpointSnapshot> {
+  readAfter(endpointId: string): Promise<HealthState> {
     let slot = this.after.get(endpointId);
     if (!slot) this.after.set(endpointId, (slot = { lastSentAt: -Infinity }));
     const s = slot;
@@ -46,7 +48,7 @@ export class EndpointSnapshotCache {
     if (s.queued) return s.queued;
     const wait = s.lastSentAt + this.afterSpacingMs - this.now();
     if (!s.inFlight && wait <= 0) return this.sendAfter(endpointId, s);
-    const queued = Promise.all([
+    const queued: Promise<HealthState> = Promise.all([
       s.inFlight?.catch(() => undefined),
       wait > 0 ? new Promise((r) => setTimeout(r, wait)) : undefined,
     ]).then(() => {
@@ -62,9 +64,8 @@ export class EndpointSnapshotCache {
     this.entries.delete(endpointId);
   }
 
-  private sendAfter(endpointId: string, slot: AfterSlot): Promise<EndpointSnapshot> {
-    // The freshest read also serves the next deliveries' `get`.
-    const value = this.query(endpointId);
+  private sendAfter(endpointId: string, slot: AfterSlot): Promise<HealthState> {
+    const value = this.healthNow(endpointId);
     slot.inFlight = value;
     slot.lastSentAt = this.now();
     const settle = () => {
@@ -75,6 +76,22 @@ export class EndpointSnapshotCache {
     };
     value.then(settle, settle);
     return value;
+  }
+
+  /**
+   * Issue 16: the health from the endpoint's memo, read by describe (no query, no worker
+   * task, no billable action); a query when the memo cannot tell (healthFromDescription).
+   * A query's answer, the freshest read, also serves the next deliveries' `get`.
+   */
+  private async healthNow(endpointId: string): Promise<HealthState> {
+    const d = await this.client.workflow.getHandle(endpointId).describe();
+    const health = healthFromDescription({
+      running: d.status.name === 'RUNNING',
+      memo: d.memo,
+      pendingTask: !!d.raw.pendingWorkflowTask,
+    });
+    if (health) return health;
+    return (await this.query(endpointId)).health;
   }
 
   private query(endpointId: string): Promise<EndpointSnapshot> {
@@ -88,8 +105,8 @@ export class EndpointSnapshotCache {
 
 interface AfterSlot {
   lastSentAt: number;
-  inFlight?: Promise<EndpointSnapshot>;
-  queued?: Promise<EndpointSnapshot>;
+  inFlight?: Promise<HealthState>;
+  queued?: Promise<HealthState>;
 }
 
 /**
@@ -103,7 +120,7 @@ export async function healthAfterOutcome(
   before: HealthState,
 ): Promise<HealthState> {
   try {
-    return (await cache.readAfter(endpointId)).health;
+    return await cache.readAfter(endpointId);
   } catch {
     return { ...before, unconfirmed: true };
   }

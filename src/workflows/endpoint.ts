@@ -8,6 +8,7 @@ import {
   patched,
   proxyActivities,
   setHandler,
+  upsertMemo,
   upsertSearchAttributes,
   workflowInfo,
   allHandlersFinished,
@@ -15,6 +16,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
+import { HEALTH_MEMO_KEY, healthMemoCurrent } from '../shared/health-memo.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
 import {
@@ -104,6 +106,9 @@ const ENDPOINT_VERIFICATION_PATCH = 'endpoint-verification-challenge';
 /** Issue 14.14's patch id: endpoint workflows index their health status. */
 const ENDPOINT_STATUS_ATTRIBUTE_PATCH = 'endpoint-status-search-attribute';
 
+/** Issue 16's patch id: endpoint workflows keep their health in their memo. */
+const ENDPOINT_HEALTH_MEMO_PATCH = 'endpoint-health-memo';
+
 /** Well below Temporal's limits, so a busy unhealthy endpoint never nears them. */
 const MAX_HISTORY_EVENTS = 5_000;
 /** Issue 17: Temporal refuses updates past 2,000 per run; permits roll over well before. */
@@ -153,11 +158,20 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       upsertSearchAttributes([{ key: SA_ENDPOINT_STATUS, value: health.status }]);
   };
 
+  // Issue 16: deliveries read the health after their outcome from the memo (a describe, not
+  // a query). Written in the task that changes it, so it is never behind a completed task;
+  // a plain success on a healthy endpoint changes nothing and writes nothing.
+  const memoHealth = () => {
+    if (healthMemoCurrent(workflowInfo().memo, health)) return;
+    if (patched(ENDPOINT_HEALTH_MEMO_PATCH)) upsertMemo({ [HEALTH_MEMO_KEY]: health });
+  };
+
   const apply = (hi: HealthInput) => {
     const t = applyHealth(config.preset, health, hi);
     health = t.state;
     effects.push(...t.effects);
     indexStatus();
+    memoHealth();
   };
 
   const liveSecrets = () => {
@@ -434,6 +448,9 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     workflowInfo().continueAsNewSuggested ||
     workflowInfo().historyLength > MAX_HISTORY_EVENTS ||
     permitsThisRun > MAX_PERMITS_PER_RUN;
+
+  // A run started before the memo existed, or continued without it, writes it once.
+  memoHealth();
 
   // Issue 14.15: a new endpoint's first challenge (or one a continue-as-new cut short).
   if (verification.status === 'pending') track(runChallenge(true).then(() => undefined));

@@ -3,23 +3,41 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
 import { EndpointSnapshotCache } from '../../src/activities/endpoint-cache.js';
 import type { EndpointSnapshot } from '../../src/shared/endpoint-types.js';
+import { HEALTH_MEMO_KEY } from '../../src/shared/health-memo.js';
 
-/** Counts endpoint queries and stamps each answer with the time its query was sent. */
-function countingClient(latencyMs: number) {
+/**
+ * Counts endpoint reads (describes and queries) and stamps each answer with the time its
+ * read was sent. `describe` is what the endpoint workflow's describe would answer.
+ */
+function countingClient(
+  latencyMs: number,
+  describe: { memo?: Record<string, unknown>; pendingTask?: boolean; running?: boolean } = {},
+) {
   const sent: number[] = [];
+  const queries: number[] = [];
   const client = {
     workflow: {
       getHandle: () => ({
-        query: async () => {
+        describe: async () => {
           const at = Date.now();
           sent.push(at);
           await delay(latencyMs);
-          return { sentAt: at } as unknown as EndpointSnapshot;
+          return {
+            status: { name: describe.running === false ? 'COMPLETED' : 'RUNNING' },
+            memo: describe.memo ?? { [HEALTH_MEMO_KEY]: { sentAt: at } },
+            raw: { pendingWorkflowTask: describe.pendingTask ? { state: 1 } : null },
+          };
+        },
+        query: async () => {
+          const at = Date.now();
+          queries.push(at);
+          await delay(latencyMs);
+          return { health: { sentAt: at, byQuery: true } } as unknown as EndpointSnapshot;
         },
       }),
     },
   } as unknown as Client;
-  return { client, sent };
+  return { client, sent, queries };
 }
 
 describe('14.4 R-DT-HEALTH: reading an endpoint after an outcome costs bounded queries', () => {
@@ -32,8 +50,8 @@ describe('14.4 R-DT-HEALTH: reading an endpoint after an outcome costs bounded q
     for (let i = 0; i < 200; i++) {
       const at = Date.now();
       outcomes.push(
-        cache.readAfter('ep_1').then((snap) => {
-          expect((snap as unknown as { sentAt: number }).sentAt).toBeGreaterThanOrEqual(at);
+        cache.readAfter('ep_1').then((health) => {
+          expect((health as unknown as { sentAt: number }).sentAt).toBeGreaterThanOrEqual(at);
         }),
       );
       await delay(5);
@@ -52,5 +70,24 @@ describe('14.4 R-DT-HEALTH: reading an endpoint after an outcome costs bounded q
     await cache.readAfter('ep_quiet');
     expect(Date.now() - t).toBeLessThan(50);
     expect(sent).toHaveLength(1);
+  });
+
+  it('issue 16: the health comes from the memo by describe; no query while the memo is current', async () => {
+    const { client, sent, queries } = countingClient(1, {
+      memo: { [HEALTH_MEMO_KEY]: { status: 'active', consecutiveFailures: 3 } },
+    });
+    const cache = new EndpointSnapshotCache(client, 1000, Date.now, 100);
+    expect(await cache.readAfter('ep')).toEqual({ status: 'active', consecutiveFailures: 3 });
+    expect(sent).toHaveLength(1);
+    expect(queries).toHaveLength(0);
+  });
+
+  it('issue 16: a pending workflow task (a report not applied yet), no memo, or a closed endpoint: asked by query', async () => {
+    for (const d of [{ pendingTask: true }, { memo: {} }, { running: false }]) {
+      const { client, queries } = countingClient(1, d);
+      const cache = new EndpointSnapshotCache(client, 1000, Date.now, 100);
+      expect(await cache.readAfter('ep')).toMatchObject({ byQuery: true });
+      expect(queries).toHaveLength(1);
+    }
   });
 });
