@@ -1,14 +1,13 @@
 // Issue 20 ("must show"): /metrics after a run of successful, failing, deferred and
 // dead-lettered deliveries, checked against what happened, number by number. Also: the
 // metrics interceptor leaves a successful delivery's history exactly as it was.
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { startObservabilityServer, type ObservabilityServer } from '../../src/observability/server.js';
 import { temporalReachable, workerPolling } from '../../src/observability/readiness.js';
-import { FAILURE_CONVERTER_PATH } from '../../src/temporal/data-converter.js';
-import { WORKFLOW_INTERCEPTOR_MODULES, WORKFLOWS_PATH, createHeraldWorker } from '../../src/worker.js';
+import { createHeraldWorker } from '../../src/worker.js';
+import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
 import { Receiver } from '../helpers/receiver.js';
 import { devServerClients, testConfig, workflowBundle } from '../helpers/temporal.js';
@@ -82,12 +81,15 @@ describe('issue 20: Herald metrics count what happened', () => {
     [t, base, bundle] = await Promise.all([
       devServerClients(),
       receiver.start(),
-      bundleWorkflowCode({
-        workflowsPath: WORKFLOWS_PATH,
-        workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
-        failureConverterPath: FAILURE_CONVERTER_PATH,
-        logger: { trace() {}, debug() {}, info() {}, warn() {}, error: console.error, log() {} },
-      }),
+      // The bundle a prebuilt worker runs (the image, `npm run stack`): with the interceptors.
+      buildWorkflowBundle({
+        trace() {},
+        debug() {},
+        info() {},
+        warn() {},
+        error: console.error,
+        log() {},
+      }).then((code) => ({ code })),
     ]);
     receiver.respondWith((r, _i, res) => {
       const left = failFirst.get(r.path) ?? 0;
