@@ -10,7 +10,7 @@ const DELIVERY_OUTCOMES: ReadonlySet<HealthInput['kind']> = new Set([
 ]);
 
 /** JSON equality, where an absent field equals one set to undefined (Step clears that way). */
-function sameJson(a: unknown, b: unknown): boolean {
+export function sameJson(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
   if (Array.isArray(a) !== Array.isArray(b)) return false;

@@ -1,3 +1,4 @@
+import { sameJson } from '../health/reporting.js';
 import type { HealthState } from '../health/types.js';
 
 /**
@@ -9,22 +10,10 @@ import type { HealthState } from '../health/types.js';
  */
 export const HEALTH_MEMO_KEY = 'heraldHealth';
 
-/** JSON with the keys in order: a memo read back may list an object's keys otherwise. */
-function canonical(v: unknown): string {
-  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
-  if (v !== null && typeof v === 'object') {
-    const entries = Object.entries(v as Record<string, unknown>)
-      .filter(([, x]) => x !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, x]) => `${JSON.stringify(k)}:${canonical(x)}`).join(',')}}`;
-  }
-  return JSON.stringify(v) ?? 'null';
-}
-
 /** Whether the memo the workflow last wrote still says `health`. */
 export function healthMemoCurrent(memo: Record<string, unknown> | undefined, health: HealthState): boolean {
   const kept = memo?.[HEALTH_MEMO_KEY];
-  return kept !== undefined && canonical(kept) === canonical(health);
+  return kept !== undefined && sameJson(kept, health);
 }
 
 /** What a describe of the endpoint workflow tells, as far as a delivery needs it. */
