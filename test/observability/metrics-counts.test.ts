@@ -196,11 +196,20 @@ describe('issue 20: Herald metrics count what happened', () => {
         await delay(200);
       }
       const history = await t.client.workflow.getHandle(id).fetchHistory();
-      return history.events!.map((ev) => String(ev.eventType));
+      // The events the workflow's commands made. Workflow-task events are left out: how many
+      // tasks a run takes depends on the machine (a task timed out under load is retried), and
+      // an interceptor can add events only through commands.
+      return history
+        .events!.filter((ev) => !ev.workflowTaskScheduledEventAttributes)
+        .filter((ev) => !ev.workflowTaskStartedEventAttributes)
+        .filter((ev) => !ev.workflowTaskCompletedEventAttributes)
+        .filter((ev) => !ev.workflowTaskTimedOutEventAttributes)
+        .filter((ev) => !ev.workflowTaskFailedEventAttributes)
+        .map((ev) => String(ev.eventType));
     };
     const withInterceptor = await shape(tenant, app);
     const without = await shape(plainTenant, plainApp);
     expect(withInterceptor).toEqual(without);
-    expect(withInterceptor.length).toBeGreaterThan(5);
+    expect(withInterceptor.length).toBeGreaterThanOrEqual(3);
   });
 });
