@@ -42,8 +42,7 @@ export interface AccountingInput {
   apiStatus: Map<string, string>;
   faults: Fault[];
   /**
-   * Deliveries whose history records an attempt's lease running out (ActivityTaskTimedOut, or
-   * the inline attempt's local-activity marker with its timeout), of those that had an attempt
+   * Deliveries whose history records an attempt's lease running out (leaseRanOut), of those that had an attempt
    * repeated or whose 2xx the API does not know.
    */
   leaseExpired: Set<string>;
@@ -52,6 +51,32 @@ export interface AccountingInput {
   publishStart: number;
   publishEnd: number;
   command: string;
+}
+
+/** temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE */
+const TIMEOUT_TYPE_START_TO_CLOSE = 1;
+
+/** A history event as far as `leaseRanOut` reads it. */
+export interface LeaseEvidence {
+  activityTaskTimedOutEventAttributes?: unknown;
+  workflowTaskTimedOutEventAttributes?: { timeoutType?: number | null } | null;
+  markerRecordedEventAttributes?: { failure?: { timeoutFailureInfo?: unknown } | null } | null;
+}
+
+/**
+ * Whether a history event records an attempt's lease running out: a retry's activity timed
+ * out, or the inline first attempt's, which runs inside the first workflow task (R-CRASH):
+ * that task timing out once started (the worker died or was starved of CPU past the task
+ * timeout; a sticky queue's schedule-to-start timeout re-runs nothing) or its local
+ * activity's marker carrying a timeout. Either way Temporal hands the attempt to a worker
+ * again under the same attempt number.
+ */
+export function leaseRanOut(e: LeaseEvidence): boolean {
+  return !!(
+    e.activityTaskTimedOutEventAttributes ||
+    e.workflowTaskTimedOutEventAttributes?.timeoutType === TIMEOUT_TYPE_START_TO_CLOSE ||
+    e.markerRecordedEventAttributes?.failure?.timeoutFailureInfo
+  );
 }
 
 /** A fault overlaps [from, to] when it began in it or its process was still down then. */

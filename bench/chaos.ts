@@ -21,6 +21,7 @@ import {
   type AccountingInput,
   type Fault,
   type FinalState,
+  leaseRanOut,
 } from './chaos-accounting.js';
 
 function arg(name: string, fallback: number): number {
@@ -239,7 +240,7 @@ async function main() {
     }
 
     // A same-attempt repeat without an injected fault: did Temporal record the attempt's lease
-    // running out (ActivityTaskTimedOut, or a local activity's marker with its timeout)? Then the worker never reported that attempt in
+    // running out (leaseRanOut: an activity's or the first workflow task's timeout)? Then the worker never reported that attempt in
     // time (on this shared machine: starved of CPU) and Temporal re-dispatched it.
     const okButNotSucceeded = receivers.log
       .filter((a) => a.outcome === 'ok')
@@ -354,12 +355,7 @@ async function leaseExpiries(
             execution: { workflowId },
             nextPageToken: token,
           });
-        // The inline first attempt's lease is its local activity's timeout, in its marker.
-        const timedOut = page.history?.events?.some(
-          (e) =>
-            e.activityTaskTimedOutEventAttributes ||
-            e.markerRecordedEventAttributes?.failure?.timeoutFailureInfo,
-        );
+        const timedOut = page.history?.events?.some(leaseRanOut);
         if (timedOut) out.add(workflowId);
         token = page.nextPageToken?.length ? page.nextPageToken : undefined;
       } while (token && !out.has(workflowId));

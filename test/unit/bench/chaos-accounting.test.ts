@@ -4,6 +4,7 @@ import {
   type Accepted,
   type AccountingInput,
   type FinalState,
+  leaseRanOut,
 } from '../../../bench/chaos-accounting.js';
 import type { Arrival } from '../../../bench/chaos-receiver.js';
 
@@ -120,7 +121,11 @@ describe('19 chaos accounting: an endpoint disabled by its health rule (R-SMENGO
     expect(r.figures.delivered).toBe(1);
     expect(r.figures.deadAsPolicy).toBe(1);
     // With no fault to explain the lost 2xx, neither the exhaustion nor the disable is explained.
-    expect(run([]).unexplained.map((u) => u.eventId).sort()).toEqual(['e8', 'e9']);
+    expect(
+      run([])
+        .unexplained.map((u) => u.eventId)
+        .sort(),
+    ).toEqual(['e8', 'e9']);
   });
 
   // Session 9's second full run: e11's exhausting attempt reached the receiver at 493 s and
@@ -131,16 +136,42 @@ describe('19 chaos accounting: an endpoint disabled by its health rule (R-SMENGO
       ...exhausted,
       attempts: [{ kind: 'attempt', attempt: 6, finishedAt: new Date(200_000).toISOString() }],
     };
-    const dead: FinalState = { status: 'dead', attemptCount: 2, attemptBudget: 6, lastError: 'endpoint_disabled' };
+    const dead: FinalState = {
+      status: 'dead',
+      attemptCount: 2,
+      attemptBudget: 6,
+      lastError: 'endpoint_disabled',
+    };
     const run = (sentAt: number) =>
       accountFor(
-        input([event('e1', 0, 0), event('e10', 0, 5_000)], [...e1, failed('e10', 0, 1, 6_000), failed('e10', 0, 2, sentAt)], {
-          e1: recorded,
-          e10: dead,
-        }),
+        input(
+          [event('e1', 0, 0), event('e10', 0, 5_000)],
+          [...e1, failed('e10', 0, 1, 6_000), failed('e10', 0, 2, sentAt)],
+          {
+            e1: recorded,
+            e10: dead,
+          },
+        ),
       );
     expect(run(150_000).unexplained).toEqual([]);
     // Sent to after the recorded disable (and its attempt's timeout): not explained.
     expect(run(210_000).unexplained.map((u) => u.eventId)).toEqual(['e10']);
+  });
+});
+
+describe('leaseRanOut: what in a delivery history explains a repeated attempt', () => {
+  it("counts a retry's activity timeout, the inline attempt's task timing out once started, and a marker's timeout", () => {
+    expect(leaseRanOut({ activityTaskTimedOutEventAttributes: {} })).toBe(true);
+    // R-CRASH: the first attempt runs in the first workflow task; its timeout re-runs it.
+    expect(leaseRanOut({ workflowTaskTimedOutEventAttributes: { timeoutType: 1 } })).toBe(true);
+    expect(leaseRanOut({ markerRecordedEventAttributes: { failure: { timeoutFailureInfo: {} } } })).toBe(
+      true,
+    );
+  });
+
+  it('does not count a sticky queue timing out before a worker started the task, or a plain marker', () => {
+    expect(leaseRanOut({ workflowTaskTimedOutEventAttributes: { timeoutType: 2 } })).toBe(false);
+    expect(leaseRanOut({ markerRecordedEventAttributes: {} })).toBe(false);
+    expect(leaseRanOut({})).toBe(false);
   });
 });
