@@ -2,7 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { HealthState } from '../health/types.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
-import { healthFromDescription } from '../shared/health-memo.js';
+import { healthFromDescription, type EndpointDescription } from '../shared/health-memo.js';
+import { snapshotStillCurrent } from '../shared/snapshot-memo.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 
 /**
@@ -11,10 +12,17 @@ import { TtlCache } from '../shared/ttl-cache.js';
  * one in-flight query. Judging an outcome (readAfter) adds at most one read per
  * `afterSpacingMs` per endpoint per worker, shared by every delivery finishing meanwhile:
  * a describe of the endpoint's memo, a query only when the memo may be behind.
+ *
+ * An expired entry is checked the same way before it is queried again (issue 16): when the
+ * memo's snapshot revision is the one the held answer was stamped with, the answer stands.
+ * The query goes out when something changed, when the memo cannot tell, and at least once
+ * per `trustMs` regardless.
  */
 export class EndpointSnapshotCache {
   private readonly entries: TtlCache<EndpointSnapshot>;
   private readonly after = new Map<string, AfterSlot>();
+  /** The last answer a query gave per endpoint, and when it was sent. */
+  private readonly known = new Map<string, { snapshot: EndpointSnapshot; queriedAt: number }>();
 
   constructor(
     private readonly client: Client,
@@ -25,12 +33,14 @@ export class EndpointSnapshotCache {
     // ms), so outcomes wait up to this long to share one. Only the workflow's bookkeeping
     // waits: the receiver already has its request.
     private readonly afterSpacingMs = 100,
+    private readonly trustMs = 30_000,
+    private readonly maxKnown = 10_000,
   ) {
     this.entries = new TtlCache({ ttlMs, now });
   }
 
   get(endpointId: string): Promise<EndpointSnapshot> {
-    return this.entries.get(endpointId, () => this.read(endpointId));
+    return this.entries.get(endpointId, () => this.revalidate(endpointId));
   }
 
   /**
@@ -62,6 +72,7 @@ export class EndpointSnapshotCache {
   /** After this worker changed the endpoint itself, read it fresh. */
   invalidate(endpointId: string): void {
     this.entries.delete(endpointId);
+    this.known.delete(endpointId);
   }
 
   private sendAfter(endpointId: string, slot: AfterSlot): Promise<HealthState> {
@@ -84,12 +95,7 @@ export class EndpointSnapshotCache {
    * A query's answer, the freshest read, also serves the next deliveries' `get`.
    */
   private async healthNow(endpointId: string): Promise<HealthState> {
-    const d = await this.client.workflow.getHandle(endpointId).describe();
-    const health = healthFromDescription({
-      running: d.status.name === 'RUNNING',
-      memo: d.memo,
-      pendingTask: !!d.raw.pendingWorkflowTask,
-    });
+    const health = healthFromDescription(await this.describe(endpointId));
     if (health) return health;
     return (await this.query(endpointId)).health;
   }
@@ -98,8 +104,37 @@ export class EndpointSnapshotCache {
     return this.entries.set(endpointId, this.read(endpointId));
   }
 
-  private read(endpointId: string): Promise<EndpointSnapshot> {
-    return this.client.workflow.getHandle(endpointId).query(endpointSnapshotQuery);
+  /** The answer held, when a describe shows the endpoint has not changed since; else a query. */
+  private async revalidate(endpointId: string): Promise<EndpointSnapshot> {
+    const held = this.known.get(endpointId);
+    if (held?.snapshot.stamp && this.now() - held.queriedAt < this.trustMs) {
+      const current = snapshotStillCurrent(await this.describe(endpointId), held.snapshot.stamp, this.now());
+      if (current && this.known.get(endpointId) === held) return held.snapshot;
+    }
+    return this.read(endpointId);
+  }
+
+  private async describe(endpointId: string): Promise<EndpointDescription & { runId: string }> {
+    const d = await this.client.workflow.getHandle(endpointId).describe();
+    return {
+      running: d.status.name === 'RUNNING',
+      memo: d.memo,
+      pendingTask: !!d.raw.pendingWorkflowTask,
+      runId: d.runId,
+    };
+  }
+
+  private async read(endpointId: string): Promise<EndpointSnapshot> {
+    const queriedAt = this.now();
+    const snapshot = await this.client.workflow.getHandle(endpointId).query(endpointSnapshotQuery);
+    // A slower query sent earlier never replaces a newer answer.
+    const had = this.known.get(endpointId);
+    if (!had || had.queriedAt <= queriedAt) {
+      this.known.delete(endpointId);
+      this.known.set(endpointId, { snapshot, queriedAt });
+      if (this.known.size > this.maxKnown) this.known.delete(this.known.keys().next().value as string);
+    }
+    return snapshot;
   }
 }
 

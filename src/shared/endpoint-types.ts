@@ -3,6 +3,7 @@ import type { HealthState } from '../health/types.js';
 import type { PolicyOverrides } from '../policy/schema.js';
 import type { PresetName } from '../policy/types.js';
 import type { FlowOptions, FlowState, RateLimit } from '../flow/limiter.js';
+import type { SnapshotStamp } from './snapshot-memo.js';
 import type {
   VerificationMode,
   VerificationState,
@@ -101,6 +102,8 @@ export interface EndpointSnapshot {
   verification?: VerificationStatus;
   /** Issue 17: present only when the endpoint has flow options; absent = the gate costs nothing. */
   flow?: FlowOptions;
+  /** Issue 16: which revision this is, so a describe can tell it is still current; absent in older workers' answers. */
+  stamp?: SnapshotStamp;
 }
 
 export type FlowOptionName = 'rateLimit' | 'maxInFlight' | 'ordering';

@@ -17,6 +17,7 @@ import type { Activities } from '../activities/index.js';
 import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import { HEALTH_MEMO_KEY, healthMemoCurrent } from '../shared/health-memo.js';
+import { SNAPSHOT_MEMO_KEY, firstExpiry, snapshotMemoCurrent } from '../shared/snapshot-memo.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
 import {
@@ -109,6 +110,9 @@ const ENDPOINT_STATUS_ATTRIBUTE_PATCH = 'endpoint-status-search-attribute';
 /** Issue 16's patch id: endpoint workflows keep their health in their memo. */
 const ENDPOINT_HEALTH_MEMO_PATCH = 'endpoint-health-memo';
 
+/** Issue 16's patch id: endpoint workflows count the changes to their snapshot in their memo. */
+const ENDPOINT_SNAPSHOT_MEMO_PATCH = 'endpoint-snapshot-memo';
+
 /** Well below Temporal's limits, so a busy unhealthy endpoint never nears them. */
 const MAX_HISTORY_EVENTS = 5_000;
 /** Issue 17: Temporal refuses updates past 2,000 per run; permits roll over well before. */
@@ -158,12 +162,23 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       upsertSearchAttributes([{ key: SA_ENDPOINT_STATUS, value: health.status }]);
   };
 
-  // Issue 16: deliveries read the health after their outcome from the memo (a describe, not
-  // a query). Written in the task that changes it, so it is never behind a completed task;
-  // a plain success on a healthy endpoint changes nothing and writes nothing.
-  const memoHealth = () => {
-    if (healthMemoCurrent(workflowInfo().memo, health)) return;
-    if (patched(ENDPOINT_HEALTH_MEMO_PATCH)) upsertMemo({ [HEALTH_MEMO_KEY]: health });
+  // Issue 16: deliveries read the health after their outcome from the memo, and check that
+  // the snapshot they hold is current by its revision there (a describe, not a query).
+  // Written in the task that makes the change, so the memo is never behind a completed
+  // task; a plain success on a healthy endpoint changes nothing and writes nothing. Every
+  // handler that changes what `snapshot()` answers ends here.
+  let snapshotRev = 0;
+  let snapshotSeen: string | undefined;
+  const memoize = () => {
+    const fields: Record<string, unknown> = {};
+    if (!healthMemoCurrent(workflowInfo().memo, health) && patched(ENDPOINT_HEALTH_MEMO_PATCH))
+      fields[HEALTH_MEMO_KEY] = health;
+    const seen = JSON.stringify(snapshotContent());
+    if (snapshotSeen !== undefined && seen !== snapshotSeen) snapshotRev++;
+    snapshotSeen = seen;
+    if (!snapshotMemoCurrent(workflowInfo().memo, snapshotRev) && patched(ENDPOINT_SNAPSHOT_MEMO_PATCH))
+      fields[SNAPSHOT_MEMO_KEY] = snapshotRev;
+    if (Object.keys(fields).length > 0) upsertMemo(fields);
   };
 
   const apply = (hi: HealthInput) => {
@@ -171,7 +186,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     health = t.state;
     effects.push(...t.effects);
     indexStatus();
-    memoHealth();
+    memoize();
   };
 
   const liveSecrets = () => {
@@ -192,7 +207,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     verification,
   });
 
-  const snapshot = (): EndpointSnapshot => ({
+  const snapshotContent = (): EndpointSnapshot => ({
     endpointId: input.endpointId,
     tenantId: input.tenantId,
     preset: config.preset,
@@ -206,6 +221,20 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     verification: verification.mode === 'challenge' ? verification.status : undefined,
     ...(flowOptionsOf(config) ? { flow: flowOptionsOf(config) } : {}),
   });
+  /**
+   * Stamped with its revision only while the content is the one that revision counted: a
+   * change no handler has memoized yet (a secret past its grace period) goes unstamped, and
+   * the reader asks again next time instead of trusting the memo.
+   */
+  const snapshot = (): EndpointSnapshot => {
+    const content = snapshotContent();
+    if (JSON.stringify(content) !== snapshotSeen) return content;
+    const validUntil = firstExpiry(liveSecrets());
+    return {
+      ...content,
+      stamp: { runId: workflowInfo().runId, rev: snapshotRev, ...(validUntil ? { validUntil } : {}) },
+    };
+  };
 
   /** Issue 17: a slot freed or a wait ended: the delivery looks again now (a wake, not a poll). */
   const wakeAll = (ids: string[]) => {
@@ -236,7 +265,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       r = await sendVerificationChallenge({
         endpointId: input.endpointId,
         url,
-        secrets: snapshot().secrets,
+        secrets: snapshotContent().secrets,
         timeoutSeconds: policy.timeoutSeconds,
         deliveryIdHeader: policy.deliveryIdHeader,
       });
@@ -252,6 +281,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     }
     if (gen !== challengeGen || url !== config.url || verification.mode !== 'challenge') return r;
     verification = afterChallenge(verification, r);
+    memoize();
     wakeForVerification = true;
     return r;
   };
@@ -313,6 +343,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
         expiresAt: Math.min(s.expiresAt ?? Infinity, now + graceSeconds * 1000),
       })),
     ];
+    memoize();
     return view();
   });
   setHandler(sendTestUpdate, async () => {
@@ -320,7 +351,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     const r = await sendTestDelivery({
       endpointId: input.endpointId,
       url: config.url,
-      secrets: snapshot().secrets,
+      secrets: snapshotContent().secrets,
       timeoutSeconds: policy.timeoutSeconds,
       deliveryIdHeader: policy.deliveryIdHeader,
     });
@@ -332,6 +363,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     if (!deleted) {
       deleted = true;
       effects.push({ kind: 'kill_pending', code: 'endpoint_disabled' });
+      memoize();
     }
     return view();
   });
@@ -450,7 +482,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     permitsThisRun > MAX_PERMITS_PER_RUN;
 
   // A run started before the memo existed, or continued without it, writes it once.
-  memoHealth();
+  memoize();
 
   // Issue 14.15: a new endpoint's first challenge (or one a continue-as-new cut short).
   if (verification.status === 'pending') track(runChallenge(true).then(() => undefined));
@@ -528,7 +560,13 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
         ...input,
         config,
         secrets,
-        carried: { health, deleted, lastTest, verification, ...(flowOptionsOf(config) || permitsThisRun > 0 ? { flow } : {}) },
+        carried: {
+          health,
+          deleted,
+          lastTest,
+          verification,
+          ...(flowOptionsOf(config) || permitsThisRun > 0 ? { flow } : {}),
+        },
       });
     }
   }

@@ -1,7 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import type { HealthState } from '../../src/health/types.js';
+import { EndpointSnapshotCache } from '../../src/activities/endpoint-cache.js';
+import { endpointSnapshotQuery } from '../../src/shared/endpoint-messages.js';
 import { HEALTH_MEMO_KEY, healthFromDescription } from '../../src/shared/health-memo.js';
+import { SNAPSHOT_MEMO_KEY, snapshotStillCurrent } from '../../src/shared/snapshot-memo.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -69,4 +72,64 @@ describe('issue 16: the endpoint keeps its health in its memo (14.4 after-reads 
     expect((await t.call('POST', `/v1/endpoints/${id}/resume`)).status).toBe(200);
     await expect.poll(async () => (await agree())?.status, { timeout: 20_000 }).toBe('active');
   }, 90_000);
+
+  it('R-SIGN, R-RH-TRANSFORM: the memo counts every change to what a delivery reads, and only those', async () => {
+    const res = await t.call('POST', '/v1/endpoints', { url: `${base}/rev`, eventTypes: ['rev.*'] });
+    expect(res.status, await res.clone().text()).toBe(201);
+    const id = ((await res.json()) as { endpoint: { endpointId: string } }).endpoint.endpointId;
+    const handle = w.client.workflow.getHandle(id);
+    const stampNow = async () => (await handle.query(endpointSnapshotQuery)).stamp;
+    /** Whether an answer stamped `stamp` is still current by a describe. */
+    const current = async (stamp: Awaited<ReturnType<typeof stampNow>>) => {
+      const d = await handle.describe();
+      return snapshotStillCurrent(
+        {
+          running: d.status.name === 'RUNNING',
+          memo: d.memo,
+          pendingTask: !!d.raw.pendingWorkflowTask,
+          runId: d.runId,
+        },
+        stamp,
+        Date.now(),
+      );
+    };
+    const first = await stampNow();
+    expect(first).toMatchObject({ rev: 0 });
+    expect((await handle.describe()).memo?.[SNAPSHOT_MEMO_KEY]).toBe(0);
+    expect(await current(first)).toBe(true);
+
+    // A description is not in what a delivery reads: the answer it holds stands.
+    expect((await t.call('PATCH', `/v1/endpoints/${id}`, { description: 'renamed' })).status).toBe(200);
+    expect(await current(first)).toBe(true);
+
+    // A new secret is: the held answer is no longer current, and the new one is stamped anew.
+    expect((await t.call('POST', `/v1/endpoints/${id}/rotate-secret`)).status).toBe(200);
+    expect(await current(first)).toBe(false);
+    const rotated = await stampNow();
+    expect(rotated?.rev).toBeGreaterThan(first!.rev);
+    // The old secret signs through its grace period: the answer says when that ends.
+    expect(rotated?.validUntil).toBeGreaterThan(Date.now());
+    expect(await current(rotated)).toBe(true);
+
+    // A transformation is read at send time (R-RH-TRANSFORM): a change to it counts too.
+    expect(
+      (
+        await t.call('PATCH', `/v1/endpoints/${id}`, {
+          transformation: '{ "wrapped": payload }',
+        })
+      ).status,
+    ).toBe(200);
+    expect(await current(rotated)).toBe(false);
+    const transformed = await stampNow();
+    expect(await current(transformed)).toBe(true);
+    expect((await t.call('POST', `/v1/endpoints/${id}/pause`)).status).toBe(200);
+    expect(await current(transformed)).toBe(false);
+
+    // The cache a worker reads through: after its TTL, the new URL, by a query.
+    const cache = new EndpointSnapshotCache(w.client, 300);
+    expect((await cache.get(id)).url).toBe(`${base}/rev`);
+    expect((await t.call('PATCH', `/v1/endpoints/${id}`, { url: `${base}/rev2` })).status).toBe(200);
+    await new Promise((r) => setTimeout(r, 350));
+    expect((await cache.get(id)).url).toBe(`${base}/rev2`);
+  }, 60_000);
 });

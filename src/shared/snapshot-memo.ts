@@ -1,0 +1,47 @@
+import type { EndpointDescription } from './health-memo.js';
+
+/**
+ * Issue 16: a delivery reads its endpoint (URL, secrets, health, flow options) through a
+ * one-second cache, and an expired entry used to cost a query: a billable action and a
+ * worker task per endpoint per worker per second, whether anything had changed or not.
+ * The endpoint workflow counts the changes to what that query answers and keeps the count
+ * in its memo; a describe (neither billable nor a worker task) then tells whether the
+ * answer held is still the endpoint's. The count is all the memo holds: no secret goes there.
+ */
+export const SNAPSHOT_MEMO_KEY = 'heraldSnapshotRev';
+
+/** What the snapshot query stamps on its answer: the run and the revision it was read at. */
+export interface SnapshotStamp {
+  runId: string;
+  rev: number;
+  /** The first moment a signing secret in the answer expires: the answer changes then by itself. */
+  validUntil?: number;
+}
+
+/** Whether the memo the workflow last wrote already carries `rev`. */
+export function snapshotMemoCurrent(memo: Record<string, unknown> | undefined, rev: number): boolean {
+  return memo?.[SNAPSHOT_MEMO_KEY] === rev;
+}
+
+/**
+ * Whether the snapshot stamped `stamp` is still what a query would answer at `now`. The
+ * memo is written by the workflow task that makes the change, so it lags only events no
+ * completed task has handled (then a task is pending); another run started afresh.
+ */
+export function snapshotStillCurrent(
+  d: EndpointDescription & { runId: string },
+  stamp: SnapshotStamp | undefined,
+  now: number,
+): boolean {
+  if (!stamp || !d.running || d.pendingTask || d.runId !== stamp.runId) return false;
+  if (stamp.validUntil !== undefined && stamp.validUntil <= now) return false;
+  return d.memo?.[SNAPSHOT_MEMO_KEY] === stamp.rev;
+}
+
+/** The next moment one of these secrets stops signing, if any will. */
+export function firstExpiry(secrets: ReadonlyArray<{ expiresAt?: number }>): number | undefined {
+  let first: number | undefined;
+  for (const s of secrets)
+    if (s.expiresAt !== undefined && (first === undefined || s.expiresAt < first)) first = s.expiresAt;
+  return first;
+}
