@@ -2,7 +2,8 @@ import type { Client } from '@temporalio/client';
 import type { HealthState } from '../health/types.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
-import { healthFromDescription, type EndpointDescription } from '../shared/health-memo.js';
+import { healthFromDescription } from '../shared/health-memo.js';
+import { describeEndpoint } from '../store/endpoint-description.js';
 import { snapshotStillCurrent } from '../shared/snapshot-memo.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 
@@ -95,7 +96,7 @@ export class EndpointSnapshotCache {
    * A query's answer, the freshest read, also serves the next deliveries' `get`.
    */
   private async healthNow(endpointId: string): Promise<HealthState> {
-    const health = healthFromDescription(await this.describe(endpointId));
+    const health = healthFromDescription(await describeEndpoint(this.client, endpointId));
     if (health) return health;
     return (await this.query(endpointId)).health;
   }
@@ -108,20 +109,14 @@ export class EndpointSnapshotCache {
   private async revalidate(endpointId: string): Promise<EndpointSnapshot> {
     const held = this.known.get(endpointId);
     if (held?.snapshot.stamp && this.now() - held.queriedAt < this.trustMs) {
-      const current = snapshotStillCurrent(await this.describe(endpointId), held.snapshot.stamp, this.now());
+      const current = snapshotStillCurrent(
+        await describeEndpoint(this.client, endpointId),
+        held.snapshot.stamp,
+        this.now(),
+      );
       if (current && this.known.get(endpointId) === held) return held.snapshot;
     }
     return this.read(endpointId);
-  }
-
-  private async describe(endpointId: string): Promise<EndpointDescription & { runId: string }> {
-    const d = await this.client.workflow.getHandle(endpointId).describe();
-    return {
-      running: d.status.name === 'RUNNING',
-      memo: d.memo,
-      pendingTask: !!d.raw.pendingWorkflowTask,
-      runId: d.runId,
-    };
   }
 
   private async read(endpointId: string): Promise<EndpointSnapshot> {

@@ -84,6 +84,8 @@ export interface EndpointView {
   deleted: boolean;
   /** Issue 14.15: absent only in views from endpoint workflows older than verification. */
   verification?: VerificationView;
+  /** Issue 16: the view query's revision (see SnapshotStamp); never shown to tenants. */
+  stamp?: SnapshotStamp;
 }
 
 /** What a delivery needs to send, read through a short-lived cache. */

@@ -2,11 +2,13 @@ import type { EndpointDescription } from './health-memo.js';
 
 /**
  * Issue 16: a delivery reads its endpoint (URL, secrets, health, flow options) through a
- * one-second cache, and an expired entry used to cost a query: a billable action and a
- * worker task per endpoint per worker per second, whether anything had changed or not.
- * The endpoint workflow counts the changes to what that query answers and keeps the count
- * in its memo; a describe (neither billable nor a worker task) then tells whether the
- * answer held is still the endpoint's. The count is all the memo holds: no secret goes there.
+ * one-second cache, and the API reads every endpoint of a tenant to fan a publish out; an
+ * expired entry used to cost a query each: a billable action and a worker task per
+ * endpoint per worker (and per API process) per second, whether anything had changed or
+ * not. The endpoint workflow counts the changes to what its snapshot and view queries
+ * answer and keeps the count in its memo; a describe (neither billable nor a worker task)
+ * then tells whether the answer held is still the endpoint's. The count is all the memo
+ * holds: no secret goes there.
  */
 export const SNAPSHOT_MEMO_KEY = 'heraldSnapshotRev';
 
@@ -44,4 +46,11 @@ export function firstExpiry(secrets: ReadonlyArray<{ expiresAt?: number }>): num
   for (const s of secrets)
     if (s.expiresAt !== undefined && (first === undefined || s.expiresAt < first)) first = s.expiresAt;
   return first;
+}
+
+/** An answer as callers outside Herald's reads see it: the stamp is bookkeeping. */
+export function withoutStamp<T extends { stamp?: SnapshotStamp }>(v: T): Omit<T, 'stamp'> {
+  if (v.stamp === undefined) return v;
+  const { stamp: _stamp, ...rest } = v;
+  return rest;
 }

@@ -8,6 +8,8 @@ import type { TenantView } from '../shared/tenant-types.js';
 import { ExpiringSet } from '../shared/expiring-set.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 import { ENDPOINT_ID } from '../shared/ids.js';
+import { snapshotStillCurrent, withoutStamp } from '../shared/snapshot-memo.js';
+import { describeEndpoint } from './endpoint-description.js';
 import { unlessNotFound } from './not-found.js';
 import { RUNNING, and, eq, ofType } from './visibility.js';
 
@@ -25,6 +27,11 @@ export const UNKNOWN_TENANT_MAX = 10_000;
 export const ENDPOINT_VIEW_FALLBACK_MS = 5 * 60_000;
 /** Endpoint views remembered for that, at most (oldest dropped first). */
 export const ENDPOINT_VIEW_FALLBACK_MAX = 50_000;
+/**
+ * Issue 16: how long a view may stand on describes showing its endpoint unchanged; past
+ * this it is queried again whatever the memo says.
+ */
+export const ENDPOINT_VIEW_TRUST_MS = 30_000;
 
 /**
  * The API's read side over Temporal: entity workflows are queried, lists come from
@@ -70,6 +77,19 @@ export class Directory {
     while (this.lastViews.size > ENDPOINT_VIEW_FALLBACK_MAX)
       this.lastViews.delete(this.lastViews.keys().next().value as string);
     return view;
+  }
+
+  /** The view last answered, when a describe shows the endpoint has not changed since (no query). */
+  private async unchanged(endpointId: string): Promise<EndpointView | undefined> {
+    const last = this.lastViews.get(endpointId);
+    if (!last?.view.stamp || this.now() - last.at >= ENDPOINT_VIEW_TRUST_MS) return undefined;
+    try {
+      const d = await describeEndpoint(this.client, endpointId);
+      return snapshotStillCurrent(d, last.view.stamp, this.now()) ? last.view : undefined;
+    } catch {
+      // The query below decides, with its own retries and fallback.
+      return undefined;
+    }
   }
 
   private fallback(endpointId: string): EndpointView | undefined {
@@ -127,7 +147,7 @@ export class Directory {
   async endpoint(tenantId: string, endpointId: string): Promise<EndpointView | undefined> {
     if (!ENDPOINT_ID.test(endpointId)) return undefined;
     const v = await unlessNotFound(this.client.workflow.getHandle(endpointId).query(endpointViewQuery));
-    return v && v.tenantId === tenantId && !v.deleted ? v : undefined;
+    return v && v.tenantId === tenantId && !v.deleted ? withoutStamp(v) : undefined;
   }
 
   /** Every live endpoint of the tenant, each read from its workflow. */
@@ -144,19 +164,21 @@ export class Directory {
       // anything else fails the read, and the publish with it.
       const views = await Promise.all(
         ids.map(async (id) => {
+          const held = await this.unchanged(id);
+          if (held) return held.tenantId === tenantId && !held.deleted ? withoutStamp(held) : undefined;
           // A just-created endpoint cannot answer until its first workflow task has run;
           // give it a few seconds before failing the publish.
           for (let wait = 250; ; wait *= 2) {
             try {
               const v = this.answered(await this.client.workflow.getHandle(id).query(endpointViewQuery));
-              return v.tenantId === tenantId && !v.deleted ? v : undefined;
+              return v.tenantId === tenantId && !v.deleted ? withoutStamp(v) : undefined;
             } catch (err) {
               if (err instanceof WorkflowNotFoundError) {
                 this.lastViews.delete(id);
                 return undefined;
               }
               const last = this.fallback(id);
-              if (last) return last.tenantId === tenantId && !last.deleted ? last : undefined;
+              if (last) return last.tenantId === tenantId && !last.deleted ? withoutStamp(last) : undefined;
               if (wait > 2000) throw err;
               await new Promise((r) => setTimeout(r, wait));
             }

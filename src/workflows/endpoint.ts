@@ -53,6 +53,7 @@ import {
   updateEndpointUpdate,
   verifyEndpointUpdate,
 } from '../shared/endpoint-messages.js';
+import type { SnapshotStamp } from '../shared/snapshot-memo.js';
 import type {
   EndpointConfig,
   EndpointInput,
@@ -173,7 +174,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     const fields: Record<string, unknown> = {};
     if (!healthMemoCurrent(workflowInfo().memo, health) && patched(ENDPOINT_HEALTH_MEMO_PATCH))
       fields[HEALTH_MEMO_KEY] = health;
-    const seen = JSON.stringify(snapshotContent());
+    const seen = readContent();
     if (snapshotSeen !== undefined && seen !== snapshotSeen) snapshotRev++;
     snapshotSeen = seen;
     if (!snapshotMemoCurrent(workflowInfo().memo, snapshotRev) && patched(ENDPOINT_SNAPSHOT_MEMO_PATCH))
@@ -221,17 +222,17 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     verification: verification.mode === 'challenge' ? verification.status : undefined,
     ...(flowOptionsOf(config) ? { flow: flowOptionsOf(config) } : {}),
   });
+  /** What the snapshot and view queries answer, as the revision counts it. */
+  const readContent = () => JSON.stringify([snapshotContent(), view()]);
   /**
-   * Stamped with its revision only while the content is the one that revision counted: a
-   * change no handler has memoized yet (a secret past its grace period) goes unstamped, and
-   * the reader asks again next time instead of trusting the memo.
+   * The revision, only while the content is the one it counted: a change no handler has
+   * memoized yet (a secret past its grace period) goes unstamped, and the reader asks again
+   * next time instead of trusting the memo.
    */
-  const snapshot = (): EndpointSnapshot => {
-    const content = snapshotContent();
-    if (JSON.stringify(content) !== snapshotSeen) return content;
+  const stamp = (): { stamp?: SnapshotStamp } => {
+    if (readContent() !== snapshotSeen) return {};
     const validUntil = firstExpiry(liveSecrets());
     return {
-      ...content,
       stamp: { runId: workflowInfo().runId, rev: snapshotRev, ...(validUntil ? { validUntil } : {}) },
     };
   };
@@ -286,8 +287,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     return r;
   };
 
-  setHandler(endpointSnapshotQuery, snapshot);
-  setHandler(endpointViewQuery, view);
+  setHandler(endpointSnapshotQuery, () => ({ ...snapshotContent(), ...stamp() }));
+  setHandler(endpointViewQuery, () => ({ ...view(), ...stamp() }));
   setHandler(reportHealthSignal, (hi) => {
     if (!deleted) apply(hi);
   });

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import type { HealthState } from '../../src/health/types.js';
 import { EndpointSnapshotCache } from '../../src/activities/endpoint-cache.js';
-import { endpointSnapshotQuery } from '../../src/shared/endpoint-messages.js';
+import { endpointSnapshotQuery, endpointViewQuery } from '../../src/shared/endpoint-messages.js';
+import { describeEndpoint } from '../../src/store/endpoint-description.js';
 import { HEALTH_MEMO_KEY, healthFromDescription } from '../../src/shared/health-memo.js';
 import { SNAPSHOT_MEMO_KEY, snapshotStillCurrent } from '../../src/shared/snapshot-memo.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
@@ -81,32 +82,45 @@ describe('issue 16: the endpoint keeps its health in its memo (14.4 after-reads 
     const stampNow = async () => (await handle.query(endpointSnapshotQuery)).stamp;
     /** Whether an answer stamped `stamp` is still current by a describe. */
     const current = async (stamp: Awaited<ReturnType<typeof stampNow>>) => {
-      const d = await handle.describe();
-      return snapshotStillCurrent(
-        {
-          running: d.status.name === 'RUNNING',
-          memo: d.memo,
-          pendingTask: !!d.raw.pendingWorkflowTask,
-          runId: d.runId,
-        },
-        stamp,
-        Date.now(),
-      );
+      return snapshotStillCurrent(await describeEndpoint(w.client, id), stamp, Date.now());
     };
     const first = await stampNow();
     expect(first).toMatchObject({ rev: 0 });
     expect((await handle.describe()).memo?.[SNAPSHOT_MEMO_KEY]).toBe(0);
     expect(await current(first)).toBe(true);
+    // The view the API lists for a publish's fan-out carries the same stamp.
+    expect((await handle.query(endpointViewQuery)).stamp).toEqual(first);
 
-    // A description is not in what a delivery reads: the answer it holds stands.
-    expect((await t.call('PATCH', `/v1/endpoints/${id}`, { description: 'renamed' })).status).toBe(200);
+    // A successful delivery to a healthy endpoint changes nothing a reader holds.
+    receiver.respondWith((_req, _i, res) => res.writeHead(200).end());
+    try {
+      const r = await t.call('POST', '/v1/events', { type: 'rev.ok', payload: {} });
+      const delivery = ((await r.json()) as { deliveries: Array<{ id: string }> }).deliveries[0]!.id;
+      await expect
+        .poll(
+          async () =>
+            ((await (await t.call('GET', `/v1/deliveries/${delivery}`)).json()) as { status: string }).status,
+          {
+            timeout: 20_000,
+          },
+        )
+        .toBe('succeeded');
+    } finally {
+      receiver.respondWith((_req, _i, res) => res.writeHead(500).end());
+    }
     expect(await current(first)).toBe(true);
+
+    // A description is in the view (not in what a delivery sends with): it counts too.
+    expect((await t.call('PATCH', `/v1/endpoints/${id}`, { description: 'renamed' })).status).toBe(200);
+    expect(await current(first)).toBe(false);
+    const renamed = await stampNow();
+    expect(await current(renamed)).toBe(true);
 
     // A new secret is: the held answer is no longer current, and the new one is stamped anew.
     expect((await t.call('POST', `/v1/endpoints/${id}/rotate-secret`)).status).toBe(200);
-    expect(await current(first)).toBe(false);
+    expect(await current(renamed)).toBe(false);
     const rotated = await stampNow();
-    expect(rotated?.rev).toBeGreaterThan(first!.rev);
+    expect(rotated?.rev).toBeGreaterThan(renamed!.rev);
     // The old secret signs through its grace period: the answer says when that ends.
     expect(rotated?.validUntil).toBeGreaterThan(Date.now());
     expect(await current(rotated)).toBe(true);
@@ -124,6 +138,13 @@ describe('issue 16: the endpoint keeps its health in its memo (14.4 after-reads 
     expect(await current(transformed)).toBe(true);
     expect((await t.call('POST', `/v1/endpoints/${id}/pause`)).status).toBe(200);
     expect(await current(transformed)).toBe(false);
+
+    // Tenants never see the stamp, in a read or in the list.
+    for (const path of [`/v1/endpoints/${id}`, '/v1/endpoints']) {
+      const body = await (await t.call('GET', path)).text();
+      expect(body).toContain(id);
+      expect(body).not.toContain('"stamp"');
+    }
 
     // The cache a worker reads through: after its TTL, the new URL, by a query.
     const cache = new EndpointSnapshotCache(w.client, 300);

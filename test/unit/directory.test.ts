@@ -1,6 +1,7 @@
 import { ServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { Directory, ENDPOINT_VIEW_FALLBACK_MS } from '../../src/store/directory.js';
+import { Directory, ENDPOINT_VIEW_FALLBACK_MS, ENDPOINT_VIEW_TRUST_MS } from '../../src/store/directory.js';
+import { SNAPSHOT_MEMO_KEY } from '../../src/shared/snapshot-memo.js';
 
 /** Just enough of a Temporal client: a visibility list and one query answer per endpoint. */
 function fakeClient(answers: Record<string, () => Promise<unknown>>) {
@@ -74,4 +75,51 @@ describe('API directory', () => {
     now += 1;
     await expect(d.endpoints('tn_1', true)).rejects.toThrow('query timed out');
   }, 20_000);
+
+  it('16: endpoints unchanged since their last view are listed on a describe each, without a query', async () => {
+    let now = 1_000_000;
+    const rev: Record<string, number> = { ep_a: 0, ep_b: 0 };
+    const queries: string[] = [];
+    const stamped = (id: string) => ({ ...view(id), stamp: { runId: `run-${id}`, rev: rev[id]! } });
+    const client = {
+      workflow: {
+        list: () =>
+          (async function* () {
+            yield { workflowId: 'ep_a' };
+            yield { workflowId: 'ep_b' };
+          })(),
+        getHandle: (id: string) => ({
+          query: async () => {
+            queries.push(id);
+            return stamped(id);
+          },
+          describe: async () => ({
+            runId: `run-${id}`,
+            status: { name: 'RUNNING' },
+            memo: { [SNAPSHOT_MEMO_KEY]: rev[id] },
+            raw: { pendingWorkflowTask: null },
+          }),
+        }),
+      },
+    } as unknown as Client;
+    const d = new Directory(client, () => now);
+    const first = await d.endpoints('tn_1', true);
+    expect(queries.sort()).toEqual(['ep_a', 'ep_b']);
+    // The stamp is the directory's bookkeeping: a tenant never sees it.
+    expect(first.some((v) => 'stamp' in v)).toBe(false);
+
+    queries.length = 0;
+    now += 1001;
+    expect((await d.endpoints('tn_1', true)).map((v) => v.endpointId).sort()).toEqual(['ep_a', 'ep_b']);
+    expect(queries).toEqual([]);
+    // ep_b changed (its memo's revision moved): only it is queried.
+    rev.ep_b = 1;
+    await d.endpoints('tn_1', true);
+    expect(queries).toEqual(['ep_b']);
+    // Past the trust period each is queried again, changed or not.
+    queries.length = 0;
+    now += ENDPOINT_VIEW_TRUST_MS;
+    await d.endpoints('tn_1', true);
+    expect(queries.sort()).toEqual(['ep_a', 'ep_b']);
+  });
 });
