@@ -3,8 +3,7 @@ import type { HealthState } from '../health/types.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
 import { healthFromDescription } from '../shared/health-memo.js';
-import { describeEndpoint } from '../store/endpoint-description.js';
-import { snapshotStillCurrent } from '../shared/snapshot-memo.js';
+import { describeEntity, stillCurrent } from '../store/describe-entity.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 
 /**
@@ -96,7 +95,7 @@ export class EndpointSnapshotCache {
    * A query's answer, the freshest read, also serves the next deliveries' `get`.
    */
   private async healthNow(endpointId: string): Promise<HealthState> {
-    const health = healthFromDescription(await describeEndpoint(this.client, endpointId));
+    const health = healthFromDescription(await describeEntity(this.client, endpointId));
     if (health) return health;
     return (await this.query(endpointId)).health;
   }
@@ -108,12 +107,8 @@ export class EndpointSnapshotCache {
   /** The answer held, when a describe shows the endpoint has not changed since; else a query. */
   private async revalidate(endpointId: string): Promise<EndpointSnapshot> {
     const held = this.known.get(endpointId);
-    if (held?.snapshot.stamp && this.now() - held.queriedAt < this.trustMs) {
-      const current = snapshotStillCurrent(
-        await describeEndpoint(this.client, endpointId),
-        held.snapshot.stamp,
-        this.now(),
-      );
+    if (held && this.now() - held.queriedAt < this.trustMs) {
+      const current = await stillCurrent(this.client, endpointId, held.snapshot.stamp, this.now());
       if (current && this.known.get(endpointId) === held) return held.snapshot;
     }
     return this.read(endpointId);

@@ -54,3 +54,30 @@ export function withoutStamp<T extends { stamp?: SnapshotStamp }>(v: T): Omit<T,
   const { stamp: _stamp, ...rest } = v;
   return rest;
 }
+
+/**
+ * The workflow's side: counts the changes to what its read queries answer. `note` is
+ * called by every handler that changes the state those answers show; `stamp` answers a
+ * query with the revision only while the content is the one it counted.
+ */
+export class ReadRevision {
+  private revision = 0;
+  private seen: string | undefined;
+
+  /** Notes the content as it stands; true when the memo does not carry the revision yet. */
+  note(content: string, memo: Record<string, unknown> | undefined): boolean {
+    if (this.seen !== undefined && content !== this.seen) this.revision++;
+    this.seen = content;
+    return !snapshotMemoCurrent(memo, this.revision);
+  }
+
+  get rev(): number {
+    return this.revision;
+  }
+
+  /** Unstamped when the content changed since the last note: the reader then asks again next time. */
+  stamp(content: string, runId: string, validUntil?: number): { stamp?: SnapshotStamp } {
+    if (content !== this.seen) return {};
+    return { stamp: { runId, rev: this.revision, ...(validUntil !== undefined ? { validUntil } : {}) } };
+  }
+}

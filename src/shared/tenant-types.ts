@@ -1,4 +1,5 @@
 import type { FlowState, RateLimit } from '../flow/limiter.js';
+import type { SnapshotStamp } from './snapshot-memo.js';
 
 export interface ApiKeyRecord {
   keyId: string;
@@ -37,6 +38,8 @@ export interface TenantView {
   apiKeys: Array<Omit<ApiKeyRecord, 'hash'>>;
   /** Issue 17: set by the operator (PUT /v1/admin/tenants/{id}/rate-limit); absent = none. */
   rateLimit?: RateLimit;
+  /** Issue 16: the view query's revision (see SnapshotStamp); never shown. */
+  stamp?: SnapshotStamp;
 }
 
 export type ReplayKind = 'window' | 'request';

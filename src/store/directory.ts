@@ -8,8 +8,8 @@ import type { TenantView } from '../shared/tenant-types.js';
 import { ExpiringSet } from '../shared/expiring-set.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 import { ENDPOINT_ID } from '../shared/ids.js';
-import { snapshotStillCurrent, withoutStamp } from '../shared/snapshot-memo.js';
-import { describeEndpoint } from './endpoint-description.js';
+import { withoutStamp } from '../shared/snapshot-memo.js';
+import { stillCurrent } from './describe-entity.js';
 import { unlessNotFound } from './not-found.js';
 import { RUNNING, and, eq, ofType } from './visibility.js';
 
@@ -84,8 +84,9 @@ export class Directory {
     const last = this.lastViews.get(endpointId);
     if (!last?.view.stamp || this.now() - last.at >= ENDPOINT_VIEW_TRUST_MS) return undefined;
     try {
-      const d = await describeEndpoint(this.client, endpointId);
-      return snapshotStillCurrent(d, last.view.stamp, this.now()) ? last.view : undefined;
+      return (await stillCurrent(this.client, endpointId, last.view.stamp, this.now()))
+        ? last.view
+        : undefined;
     } catch {
       // The query below decides, with its own retries and fallback.
       return undefined;
@@ -136,8 +137,9 @@ export class Directory {
   }
 
   /** The tenant; undefined when it does not exist. A Temporal that cannot tell throws (a 503). */
-  tenant(tenantId: string): Promise<TenantView | undefined> {
-    return unlessNotFound(this.client.workflow.getHandle(tenantId).query(tenantViewQuery));
+  async tenant(tenantId: string): Promise<TenantView | undefined> {
+    const v = await unlessNotFound(this.client.workflow.getHandle(tenantId).query(tenantViewQuery));
+    return v && withoutStamp(v);
   }
 
   /**

@@ -17,7 +17,7 @@ import type { Activities } from '../activities/index.js';
 import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import { HEALTH_MEMO_KEY, healthMemoCurrent } from '../shared/health-memo.js';
-import { SNAPSHOT_MEMO_KEY, firstExpiry, snapshotMemoCurrent } from '../shared/snapshot-memo.js';
+import { ReadRevision, SNAPSHOT_MEMO_KEY, firstExpiry } from '../shared/snapshot-memo.js';
 import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
 import {
@@ -53,7 +53,6 @@ import {
   updateEndpointUpdate,
   verifyEndpointUpdate,
 } from '../shared/endpoint-messages.js';
-import type { SnapshotStamp } from '../shared/snapshot-memo.js';
 import type {
   EndpointConfig,
   EndpointInput,
@@ -167,18 +166,14 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   // the snapshot they hold is current by its revision there (a describe, not a query).
   // Written in the task that makes the change, so the memo is never behind a completed
   // task; a plain success on a healthy endpoint changes nothing and writes nothing. Every
-  // handler that changes what `snapshot()` answers ends here.
-  let snapshotRev = 0;
-  let snapshotSeen: string | undefined;
+  // handler that changes what the snapshot or view query answers ends here.
+  const revision = new ReadRevision();
   const memoize = () => {
     const fields: Record<string, unknown> = {};
     if (!healthMemoCurrent(workflowInfo().memo, health) && patched(ENDPOINT_HEALTH_MEMO_PATCH))
       fields[HEALTH_MEMO_KEY] = health;
-    const seen = readContent();
-    if (snapshotSeen !== undefined && seen !== snapshotSeen) snapshotRev++;
-    snapshotSeen = seen;
-    if (!snapshotMemoCurrent(workflowInfo().memo, snapshotRev) && patched(ENDPOINT_SNAPSHOT_MEMO_PATCH))
-      fields[SNAPSHOT_MEMO_KEY] = snapshotRev;
+    if (revision.note(readContent(), workflowInfo().memo) && patched(ENDPOINT_SNAPSHOT_MEMO_PATCH))
+      fields[SNAPSHOT_MEMO_KEY] = revision.rev;
     if (Object.keys(fields).length > 0) upsertMemo(fields);
   };
 
@@ -224,18 +219,8 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   });
   /** What the snapshot and view queries answer, as the revision counts it. */
   const readContent = () => JSON.stringify([snapshotContent(), view()]);
-  /**
-   * The revision, only while the content is the one it counted: a change no handler has
-   * memoized yet (a secret past its grace period) goes unstamped, and the reader asks again
-   * next time instead of trusting the memo.
-   */
-  const stamp = (): { stamp?: SnapshotStamp } => {
-    if (readContent() !== snapshotSeen) return {};
-    const validUntil = firstExpiry(liveSecrets());
-    return {
-      stamp: { runId: workflowInfo().runId, rev: snapshotRev, ...(validUntil ? { validUntil } : {}) },
-    };
-  };
+  // A secret past its grace period changes the answer by itself: its reader asks again then.
+  const stamp = () => revision.stamp(readContent(), workflowInfo().runId, firstExpiry(liveSecrets()));
 
   /** Issue 17: a slot freed or a wait ended: the delivery looks again now (a wake, not a poll). */
   const wakeAll = (ids: string[]) => {

@@ -2,8 +2,10 @@ import {
   allHandlersFinished,
   condition,
   continueAsNew,
+  patched,
   proxyActivities,
   setHandler,
+  upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
 import type { Activities } from '../activities/index.js';
@@ -25,6 +27,7 @@ import {
   tenantViewQuery,
 } from '../shared/tenant-messages.js';
 import type { TenantCarried, TenantInput, TenantView } from '../shared/tenant-types.js';
+import { ReadRevision, SNAPSHOT_MEMO_KEY } from '../shared/snapshot-memo.js';
 
 const { wakeTenantDeliveries } = proxyActivities<Activities>({
   startToCloseTimeout: '30 minutes',
@@ -33,6 +36,9 @@ const { wakeTenantDeliveries } = proxyActivities<Activities>({
 });
 
 const MAX_HISTORY_EVENTS = 5_000;
+
+/** Issue 16's patch id: tenant workflows count the changes to their view in their memo. */
+const TENANT_VIEW_MEMO_PATCH = 'tenant-view-memo';
 
 /** A tenant: its API keys (as hashes), billing address, subscription and replay quotas. */
 export async function tenantWorkflow(input: TenantInput): Promise<void> {
@@ -56,26 +62,42 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
   // Issue 17: Temporal refuses updates past 2,000 per run; permits roll over well before.
   let permitsThisRun = 0;
 
-  setHandler(tenantViewQuery, view);
+  // Issue 16: workers read the tenant (its subscription, its rate limit) through a cache
+  // that checks the held view by describe: every handler that changes the view ends here.
+  const revision = new ReadRevision();
+  const memoize = () => {
+    if (revision.note(JSON.stringify(view()), workflowInfo().memo) && patched(TENANT_VIEW_MEMO_PATCH))
+      upsertMemo({ [SNAPSHOT_MEMO_KEY]: revision.rev });
+  };
+  memoize();
+
+  setHandler(tenantViewQuery, () => ({
+    ...view(),
+    ...revision.stamp(JSON.stringify(view()), workflowInfo().runId),
+  }));
   setHandler(tenantKeysQuery, () =>
     s.apiKeys.filter((k) => k.revokedAt === undefined).map(({ keyId, hash }) => ({ keyId, hash })),
   );
   setHandler(addApiKeyUpdate, ({ keyId, hash }) => {
     s.apiKeys.push({ keyId, hash, createdAt: Date.now() });
+    memoize();
     return view();
   });
   setHandler(revokeApiKeyUpdate, ({ keyId }) => {
     for (const k of s.apiKeys) if (k.keyId === keyId && k.revokedAt === undefined) k.revokedAt = Date.now();
+    memoize();
     return view();
   });
   setHandler(setSubscriptionUpdate, ({ active }) => {
     if (active && !s.subscriptionActive) wakePending = true;
     s.subscriptionActive = active;
+    memoize();
     return view();
   });
   setHandler(setTenantRateLimitUpdate, ({ rateLimit }) => {
     if (rateLimit) s.rateLimit = rateLimit;
     else delete s.rateLimit;
+    memoize();
     return view();
   });
   setHandler(acquireTenantPermitUpdate, ({ requests }) => {

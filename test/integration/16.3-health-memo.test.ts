@@ -3,7 +3,7 @@ import { createApp } from '../../src/api/app.js';
 import type { HealthState } from '../../src/health/types.js';
 import { EndpointSnapshotCache } from '../../src/activities/endpoint-cache.js';
 import { endpointSnapshotQuery, endpointViewQuery } from '../../src/shared/endpoint-messages.js';
-import { describeEndpoint } from '../../src/store/endpoint-description.js';
+import { describeEntity } from '../../src/store/describe-entity.js';
 import { HEALTH_MEMO_KEY, healthFromDescription } from '../../src/shared/health-memo.js';
 import { SNAPSHOT_MEMO_KEY, snapshotStillCurrent } from '../../src/shared/snapshot-memo.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
@@ -82,7 +82,7 @@ describe('issue 16: the endpoint keeps its health in its memo (14.4 after-reads 
     const stampNow = async () => (await handle.query(endpointSnapshotQuery)).stamp;
     /** Whether an answer stamped `stamp` is still current by a describe. */
     const current = async (stamp: Awaited<ReturnType<typeof stampNow>>) => {
-      return snapshotStillCurrent(await describeEndpoint(w.client, id), stamp, Date.now());
+      return snapshotStillCurrent(await describeEntity(w.client, id), stamp, Date.now());
     };
     const first = await stampNow();
     expect(first).toMatchObject({ rev: 0 });

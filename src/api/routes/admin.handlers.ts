@@ -12,6 +12,7 @@ import {
   tenantViewQuery,
 } from '../../shared/tenant-messages.js';
 import type { TenantInput, TenantView } from '../../shared/tenant-types.js';
+import { SNAPSHOT_MEMO_KEY, withoutStamp } from '../../shared/snapshot-memo.js';
 import { operatorAuth } from '../auth.js';
 import type { Directory } from '../../store/directory.js';
 import { newApiKey, newId } from '../keys.js';
@@ -31,7 +32,7 @@ export interface AdminDeps {
  */
 async function existingTenant(client: Client, tenantId: string): Promise<TenantView> {
   try {
-    return await client.workflow.getHandle(tenantId).query(tenantViewQuery);
+    return withoutStamp(await client.workflow.getHandle(tenantId).query(tenantViewQuery));
   } catch (err) {
     if (err instanceof WorkflowNotFoundError) fail(404, 'tenant_not_found', 'No such tenant');
     throw err;
@@ -56,6 +57,8 @@ export function adminRouter({ client, config, directory }: AdminDeps) {
       workflowId: tenantId,
       taskQueue: settingsFrom(config).taskQueue,
       args: [input],
+      // Issue 16: the first view revision, there from the start (no command).
+      memo: { [SNAPSHOT_MEMO_KEY]: 0 },
       typedSearchAttributes: [{ key: SA_TENANT, value: tenantId }],
     });
     const key = newApiKey(tenantId);

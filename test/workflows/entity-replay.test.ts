@@ -1,0 +1,49 @@
+import { readFileSync } from 'node:fs';
+import { temporal } from '@temporalio/proto';
+import { Worker } from '@temporalio/worker';
+import { describe, expect, it } from 'vitest';
+import { dataConverterFor } from '../../src/temporal/data-converter.js';
+import { testConfig, workflowBundle } from '../helpers/temporal.js';
+
+/**
+ * Entity workflows live for months, so every deploy replays histories the code before it
+ * wrote. These were recorded on 489b3de, before endpoints and tenants counted their read
+ * revisions in their memo (issue 16). Their payloads are encrypted with a key made for the
+ * recording alone, kept beside each.
+ */
+const recorded = (name: string) =>
+  JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as {
+    codecKey: string;
+    workflowId: string;
+    history: string;
+  };
+
+describe('issue 16: entity histories recorded before the read-revision memo replay on this code', () => {
+  it.each([
+    [
+      'an endpoint (dongtien: a failure reported, a description, a secret rotation, a transformation, a pause, a resume, a URL change)',
+      'endpoint-history-489b3de.json',
+      30,
+    ],
+    [
+      'a tenant (a key added and revoked, the subscription off and on, a rate limit)',
+      'tenant-history-489b3de.json',
+      15,
+    ],
+  ])(
+    'replays %s without a nondeterminism error (patched() guards the new memo writes)',
+    async (_what, file, least) => {
+      const fixture = recorded(file);
+      const history = temporal.api.history.v1.History.decode(Buffer.from(fixture.history, 'base64'));
+      expect(history.events.length).toBeGreaterThan(least);
+      const dataConverter = dataConverterFor(testConfig({ HERALD_CODEC_KEYS: fixture.codecKey }));
+      await expect(
+        Worker.runReplayHistory(
+          { workflowBundle: workflowBundle(), dataConverter },
+          history,
+          fixture.workflowId,
+        ),
+      ).resolves.toBeUndefined();
+    },
+  );
+});
