@@ -3,7 +3,6 @@
 // workflow id, not in a search attribute or memo, not in an unencrypted payload. Read here
 // the way an operator (or anyone with the Web UI or the database) reads it: a client with
 // no data converter.
-import { Client } from '@temporalio/client';
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../../src/api/app.js';
@@ -85,27 +84,23 @@ describe('13.7b R-RH-INBOUND: a source ingest id is never in clear in Temporal',
       )
       .toEqual([[forwards[0]!.id, source.sourceId]]);
 
-    // An operator's view: no data converter, so nothing is decoded.
-    const raw = new Client({ connection: w.client.connection, namespace: 'default' });
+    // An operator's view: the raw service, so nothing is decoded (memos are encrypted by the
+    // codec, which an SDK client without it cannot even list).
+    const service = w.client.connection.workflowService;
+    const query = `HeraldTenant = '${tenant.tenantId}'`;
     const seen: unknown[] = [];
     const ids: string[] = [];
+    const list = async () =>
+      (await service.listWorkflowExecutions({ namespace: 'default', query, pageSize: 100 })).executions;
     await expect
-      .poll(
-        async () => {
-          ids.length = 0;
-          for await (const wf of raw.workflow.list({ query: `HeraldTenant = '${tenant.tenantId}'` }))
-            ids.push(wf.workflowId);
-          return ids.length;
-        },
-        { timeout: 10_000, interval: 200 },
-      )
+      .poll(async () => (await list()).length, { timeout: 10_000, interval: 200 })
       .toBeGreaterThanOrEqual(2);
-    for await (const wf of raw.workflow.list({ query: `HeraldTenant = '${tenant.tenantId}'` })) {
-      seen.push(wf.workflowId, wf.searchAttributes, wf.typedSearchAttributes, wf.memo, wf.raw);
-      const handle = raw.workflow.getHandle(wf.workflowId);
-      const described = await handle.describe();
-      seen.push(described.raw, described.memo, described.searchAttributes);
-      seen.push(await handle.fetchHistory());
+    for (const wf of await list()) {
+      const workflowId = wf.execution!.workflowId!;
+      ids.push(workflowId);
+      seen.push(wf);
+      seen.push(await service.describeWorkflowExecution({ namespace: 'default', execution: { workflowId } }));
+      seen.push(await w.client.workflow.getHandle(workflowId).fetchHistory());
     }
     expect(ids).toContain(source.sourceId);
     expect(ids).toContain(forwards[0]!.id);
