@@ -3,7 +3,8 @@ import type { HealthState } from '../health/types.js';
 import { endpointSnapshotQuery } from '../shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../shared/endpoint-types.js';
 import { healthFromDescription } from '../shared/health-memo.js';
-import { describeEntity, stillCurrent } from '../store/describe-entity.js';
+import { describeEntity } from '../store/describe-entity.js';
+import { StampedAnswers } from '../store/stamped-answers.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 
 /**
@@ -21,8 +22,7 @@ import { TtlCache } from '../shared/ttl-cache.js';
 export class EndpointSnapshotCache {
   private readonly entries: TtlCache<EndpointSnapshot>;
   private readonly after = new Map<string, AfterSlot>();
-  /** The last answer a query gave per endpoint, and when it was sent. */
-  private readonly known = new Map<string, { snapshot: EndpointSnapshot; queriedAt: number }>();
+  private readonly known: StampedAnswers<EndpointSnapshot>;
 
   constructor(
     private readonly client: Client,
@@ -33,10 +33,11 @@ export class EndpointSnapshotCache {
     // ms), so outcomes wait up to this long to share one. Only the workflow's bookkeeping
     // waits: the receiver already has its request.
     private readonly afterSpacingMs = 100,
-    private readonly trustMs = 30_000,
-    private readonly maxKnown = 10_000,
+    trustMs = 30_000,
+    maxKnown = 10_000,
   ) {
     this.entries = new TtlCache({ ttlMs, now });
+    this.known = new StampedAnswers(client, now, trustMs, maxKnown);
   }
 
   get(endpointId: string): Promise<EndpointSnapshot> {
@@ -72,7 +73,7 @@ export class EndpointSnapshotCache {
   /** After this worker changed the endpoint itself, read it fresh. */
   invalidate(endpointId: string): void {
     this.entries.delete(endpointId);
-    this.known.delete(endpointId);
+    this.known.forget(endpointId);
   }
 
   private sendAfter(endpointId: string, slot: AfterSlot): Promise<HealthState> {
@@ -101,30 +102,16 @@ export class EndpointSnapshotCache {
   }
 
   private query(endpointId: string): Promise<EndpointSnapshot> {
-    return this.entries.set(endpointId, this.read(endpointId));
+    return this.entries.set(endpointId, this.known.query(endpointId, () => this.querySnapshot(endpointId)));
   }
 
   /** The answer held, when a describe shows the endpoint has not changed since; else a query. */
-  private async revalidate(endpointId: string): Promise<EndpointSnapshot> {
-    const held = this.known.get(endpointId);
-    if (held && this.now() - held.queriedAt < this.trustMs) {
-      const current = await stillCurrent(this.client, endpointId, held.snapshot.stamp, this.now());
-      if (current && this.known.get(endpointId) === held) return held.snapshot;
-    }
-    return this.read(endpointId);
+  private revalidate(endpointId: string): Promise<EndpointSnapshot> {
+    return this.known.read(endpointId, () => this.querySnapshot(endpointId));
   }
 
-  private async read(endpointId: string): Promise<EndpointSnapshot> {
-    const queriedAt = this.now();
-    const snapshot = await this.client.workflow.getHandle(endpointId).query(endpointSnapshotQuery);
-    // A slower query sent earlier never replaces a newer answer.
-    const had = this.known.get(endpointId);
-    if (!had || had.queriedAt <= queriedAt) {
-      this.known.delete(endpointId);
-      this.known.set(endpointId, { snapshot, queriedAt });
-      if (this.known.size > this.maxKnown) this.known.delete(this.known.keys().next().value as string);
-    }
-    return snapshot;
+  private querySnapshot(endpointId: string): Promise<EndpointSnapshot> {
+    return this.client.workflow.getHandle(endpointId).query(endpointSnapshotQuery);
   }
 }
 

@@ -1,7 +1,7 @@
 import { heartbeat } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { TtlCache } from '../shared/ttl-cache.js';
-import { stillCurrent } from '../store/describe-entity.js';
+import { StampedAnswers } from '../store/stamped-answers.js';
 import { pendingDeliveries } from '../store/visibility.js';
 import { wakeSignal } from '../shared/messages.js';
 import { tenantViewQuery } from '../shared/tenant-messages.js';
@@ -18,46 +18,29 @@ export const INACTIVE_DEFERRAL_MS = 3_600_000;
  */
 export class TenantCache {
   private readonly entries: TtlCache<TenantView | undefined>;
-  /** The last answer a query gave per tenant, and when it was sent. */
-  private readonly known = new Map<string, { view: TenantView; queriedAt: number }>();
+  private readonly known: StampedAnswers<TenantView>;
   constructor(
     private readonly client: Client,
     ttlMs = 1000,
-    private readonly now: () => number = Date.now,
-    private readonly trustMs = 30_000,
-    private readonly maxKnown = 10_000,
+    now: () => number = Date.now,
+    trustMs = 30_000,
+    maxKnown = 10_000,
   ) {
     this.entries = new TtlCache({ ttlMs, now });
+    this.known = new StampedAnswers(client, now, trustMs, maxKnown);
   }
 
   get(tenantId: string, fresh = false): Promise<TenantView | undefined> {
     if (fresh) {
       this.entries.delete(tenantId);
-      this.known.delete(tenantId);
+      this.known.forget(tenantId);
     }
-    return this.entries.get(tenantId, () => this.revalidate(tenantId));
-  }
-
-  private async revalidate(tenantId: string): Promise<TenantView | undefined> {
-    const held = this.known.get(tenantId);
-    if (held && this.now() - held.queriedAt < this.trustMs) {
-      const current = await stillCurrent(this.client, tenantId, held.view.stamp, this.now()).catch(
-        () => false,
-      );
-      if (current && this.known.get(tenantId) === held) return held.view;
-    }
-    const queriedAt = this.now();
-    const view = await this.client.workflow
-      .getHandle(tenantId)
-      .query(tenantViewQuery)
-      // Deliveries published straight through Temporal may name no tenant workflow.
-      .catch(() => undefined);
-    if (view) {
-      this.known.delete(tenantId);
-      this.known.set(tenantId, { view, queriedAt });
-      if (this.known.size > this.maxKnown) this.known.delete(this.known.keys().next().value as string);
-    }
-    return view;
+    return this.entries.get(tenantId, () =>
+      this.known
+        .read(tenantId, () => this.client.workflow.getHandle(tenantId).query(tenantViewQuery))
+        // Deliveries published straight through Temporal may name no tenant workflow.
+        .catch(() => undefined),
+    );
   }
 }
 

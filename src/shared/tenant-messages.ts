@@ -1,10 +1,13 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { ApiKeyRecord, ReplayAdmission, ReplayKind, TenantView } from './tenant-types.js';
+import type { ReplayAdmission, ReplayKind, TenantKeys, TenantView } from './tenant-types.js';
 import type { RateLimit, Verdict } from '../flow/limiter.js';
 
 export const tenantViewQuery = defineQuery<TenantView>('tenantView');
-/** Active key hashes, for the API's authentication cache. */
-export const tenantKeysQuery = defineQuery<Array<Pick<ApiKeyRecord, 'keyId' | 'hash'>>>('tenantKeys');
+/**
+ * Active key hashes, for the API's authentication cache. A worker deployed before issue 16
+ * answers the bare list, without a stamp.
+ */
+export const tenantKeysQuery = defineQuery<TenantKeys | TenantKeys['keys']>('tenantKeys');
 
 export const addApiKeyUpdate = defineUpdate<TenantView, [{ keyId: string; hash: string }]>('addApiKey');
 export const revokeApiKeyUpdate = defineUpdate<TenantView, [{ keyId: string }]>('revokeApiKey');

@@ -42,6 +42,13 @@ export interface TenantView {
   stamp?: SnapshotStamp;
 }
 
+/** The tenant's active keys, as the API authenticates against them. */
+export interface TenantKeys {
+  keys: Array<Pick<ApiKeyRecord, 'keyId' | 'hash'>>;
+  /** Issue 16: the tenant view's revision; the keys change only with the view. */
+  stamp?: SnapshotStamp;
+}
+
 export type ReplayKind = 'window' | 'request';
 
 export type ReplayAdmission =

@@ -4,12 +4,12 @@ import type { EndpointView } from '../shared/endpoint-types.js';
 import { ENDPOINT_WORKFLOW } from '../shared/names.js';
 import { SA_TENANT } from '../shared/search-attributes.js';
 import { tenantKeysQuery, tenantViewQuery } from '../shared/tenant-messages.js';
-import type { TenantView } from '../shared/tenant-types.js';
+import type { TenantKeys, TenantView } from '../shared/tenant-types.js';
 import { ExpiringSet } from '../shared/expiring-set.js';
 import { TtlCache } from '../shared/ttl-cache.js';
 import { ENDPOINT_ID } from '../shared/ids.js';
 import { withoutStamp } from '../shared/snapshot-memo.js';
-import { stillCurrent } from './describe-entity.js';
+import { StampedAnswers } from './stamped-answers.js';
 import { unlessNotFound } from './not-found.js';
 import { RUNNING, and, eq, ofType } from './visibility.js';
 
@@ -43,10 +43,9 @@ const liveEndpointsQuery = (tenantId: string) =>
 export class Directory {
   // A revoked key or a changed endpoint shows within the TTL, or within the time one
   // refresh takes when the workflows behind them are busy (at most the stale limit).
-  private readonly keys = new TtlCache<Array<{ keyId: string; hash: string }>>({
-    ttlMs: 2000,
-    maxStaleMs: 30_000,
-  });
+  private readonly keys: TtlCache<TenantKeys>;
+  /** Issue 16: an expired entry is checked by describe against the tenant's memo first. */
+  private readonly heldKeys: StampedAnswers<TenantKeys>;
   private readonly endpointLists = new TtlCache<EndpointView[]>({ ttlMs: 1000, maxStaleMs: 30_000 });
   /**
    * Issue 13.6: tenant ids with no tenant workflow. API keys carry their tenant id, so a
@@ -64,38 +63,20 @@ export class Directory {
    */
   private readonly created = new Map<string, Map<string, number>>();
   /** The last view each endpoint answered, and when (see ENDPOINT_VIEW_FALLBACK_MS). */
-  private readonly lastViews = new Map<string, { view: EndpointView; at: number }>();
+  private readonly lastViews: StampedAnswers<EndpointView>;
 
   constructor(
     readonly client: Client,
     private readonly now: () => number = Date.now,
-  ) {}
-
-  private answered(view: EndpointView): EndpointView {
-    this.lastViews.delete(view.endpointId);
-    this.lastViews.set(view.endpointId, { view, at: this.now() });
-    while (this.lastViews.size > ENDPOINT_VIEW_FALLBACK_MAX)
-      this.lastViews.delete(this.lastViews.keys().next().value as string);
-    return view;
-  }
-
-  /** The view last answered, when a describe shows the endpoint has not changed since (no query). */
-  private async unchanged(endpointId: string): Promise<EndpointView | undefined> {
-    const last = this.lastViews.get(endpointId);
-    if (!last?.view.stamp || this.now() - last.at >= ENDPOINT_VIEW_TRUST_MS) return undefined;
-    try {
-      return (await stillCurrent(this.client, endpointId, last.view.stamp, this.now()))
-        ? last.view
-        : undefined;
-    } catch {
-      // The query below decides, with its own retries and fallback.
-      return undefined;
-    }
+  ) {
+    this.lastViews = new StampedAnswers(client, now, ENDPOINT_VIEW_TRUST_MS, ENDPOINT_VIEW_FALLBACK_MAX);
+    this.keys = new TtlCache<TenantKeys>({ ttlMs: 2000, maxStaleMs: 30_000, now });
+    this.heldKeys = new StampedAnswers(client, now);
   }
 
   private fallback(endpointId: string): EndpointView | undefined {
-    const last = this.lastViews.get(endpointId);
-    return last && this.now() - last.at <= ENDPOINT_VIEW_FALLBACK_MS ? last.view : undefined;
+    const last = this.lastViews.last(endpointId);
+    return last && this.now() - last.queriedAt <= ENDPOINT_VIEW_FALLBACK_MS ? last.value : undefined;
   }
 
   rememberCreated(tenantId: string, endpointId: string) {
@@ -120,9 +101,13 @@ export class Directory {
   async tenantKeys(tenantId: string): Promise<Array<{ keyId: string; hash: string }>> {
     if (this.unknownTenants.has(tenantId)) return [];
     try {
-      return await this.keys.get(tenantId, () =>
-        this.client.workflow.getHandle(tenantId).query(tenantKeysQuery),
+      const held = await this.keys.get(tenantId, () =>
+        this.heldKeys.read(tenantId, async () => {
+          const answer = await this.client.workflow.getHandle(tenantId).query(tenantKeysQuery);
+          return Array.isArray(answer) ? { keys: answer } : answer;
+        }),
       );
+      return held.keys;
     } catch (err) {
       if (!(err instanceof WorkflowNotFoundError)) throw err;
       this.unknownTenants.add(tenantId);
@@ -133,6 +118,7 @@ export class Directory {
   /** After a key is added or revoked: the next request reads the tenant's keys afresh. */
   forgetTenantKeys(tenantId: string) {
     this.keys.delete(tenantId);
+    this.heldKeys.forget(tenantId);
     this.unknownTenants.delete(tenantId);
   }
 
@@ -166,17 +152,19 @@ export class Directory {
       // anything else fails the read, and the publish with it.
       const views = await Promise.all(
         ids.map(async (id) => {
-          const held = await this.unchanged(id);
+          const held = await this.lastViews.unchanged(id);
           if (held) return held.tenantId === tenantId && !held.deleted ? withoutStamp(held) : undefined;
           // A just-created endpoint cannot answer until its first workflow task has run;
           // give it a few seconds before failing the publish.
           for (let wait = 250; ; wait *= 2) {
             try {
-              const v = this.answered(await this.client.workflow.getHandle(id).query(endpointViewQuery));
+              const v = await this.lastViews.query(id, () =>
+                this.client.workflow.getHandle(id).query(endpointViewQuery),
+              );
               return v.tenantId === tenantId && !v.deleted ? withoutStamp(v) : undefined;
             } catch (err) {
               if (err instanceof WorkflowNotFoundError) {
-                this.lastViews.delete(id);
+                this.lastViews.forget(id);
                 return undefined;
               }
               const last = this.fallback(id);

@@ -75,9 +75,10 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
     ...view(),
     ...revision.stamp(JSON.stringify(view()), workflowInfo().runId),
   }));
-  setHandler(tenantKeysQuery, () =>
-    s.apiKeys.filter((k) => k.revokedAt === undefined).map(({ keyId, hash }) => ({ keyId, hash })),
-  );
+  setHandler(tenantKeysQuery, () => ({
+    keys: s.apiKeys.filter((k) => k.revokedAt === undefined).map(({ keyId, hash }) => ({ keyId, hash })),
+    ...revision.stamp(JSON.stringify(view()), workflowInfo().runId),
+  }));
   setHandler(addApiKeyUpdate, ({ keyId, hash }) => {
     s.apiKeys.push({ keyId, hash, createdAt: Date.now() });
     memoize();
