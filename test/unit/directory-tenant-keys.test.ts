@@ -1,32 +1,15 @@
-import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
-import { SNAPSHOT_MEMO_KEY } from '../../src/shared/snapshot-memo.js';
+import { entityWorkflow } from '../helpers/entity-workflow.js';
 import { Directory } from '../../src/store/directory.js';
 
 /** A tenant workflow as the API's key lookup sees it: stamped keys by query, its memo by describe. */
 function tenant() {
-  const state = { rev: 0, keys: [{ keyId: 'k1', hash: 'h1' }], pendingTask: false };
-  const calls = { queries: 0, describes: 0 };
-  const client = {
-    workflow: {
-      getHandle: () => ({
-        describe: async () => {
-          calls.describes++;
-          return {
-            runId: 'run-1',
-            status: { name: 'RUNNING' },
-            memo: { [SNAPSHOT_MEMO_KEY]: state.rev },
-            raw: { pendingWorkflowTask: state.pendingTask ? { state: 1 } : null },
-          };
-        },
-        query: async () => {
-          calls.queries++;
-          return { keys: [...state.keys], stamp: { runId: 'run-1', rev: state.rev } };
-        },
-      }),
-    },
-  } as unknown as Client;
-  return { client, state, calls };
+  const t = entityWorkflow({ rev: 0, keys: [{ keyId: 'k1', hash: 'h1' }] }, (state) => ({
+    keys: [...state.keys],
+    stamp: { runId: state.runId, rev: state.rev },
+  }));
+  const bump = () => (t.state.memoRev = ++t.state.rev);
+  return { ...t, bump };
 }
 
 const settled = () => new Promise((r) => setTimeout(r, 5));
@@ -47,7 +30,7 @@ describe('issue 16: the API re-reads a tenant\'s keys by describe, and queries o
     // Revoked through another API process: the tenant's memo moves on. The expired entry
     // answers once while it is read again, as before.
     t.state.keys = [];
-    t.state.rev++;
+    t.bump();
     now += 2001;
     await dir.tenantKeys('tn_1');
     await settled();

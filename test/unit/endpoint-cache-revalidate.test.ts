@@ -1,49 +1,31 @@
-import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { EndpointSnapshotCache } from '../../src/activities/endpoint-cache.js';
 import type { EndpointSnapshot } from '../../src/shared/endpoint-types.js';
-import { SNAPSHOT_MEMO_KEY, type SnapshotStamp } from '../../src/shared/snapshot-memo.js';
+import type { SnapshotStamp } from '../../src/shared/snapshot-memo.js';
+import { entityWorkflow } from '../helpers/entity-workflow.js';
 
 /**
  * An endpoint workflow as a delivery's cache sees it: a query answers its snapshot stamped
  * with the run and revision, a describe shows the run, the memo and a pending task.
  */
 function endpoint() {
-  const state = {
-    runId: 'run-1',
-    rev: 0,
-    memoRev: 0 as number | undefined,
-    url: 'http://127.0.0.1:1/a',
-    pendingTask: false,
-    running: true,
-    validUntil: undefined as number | undefined,
-    stamped: true,
-  };
-  const calls = { queries: 0, describes: 0 };
-  const client = {
-    workflow: {
-      getHandle: () => ({
-        describe: async () => {
-          calls.describes++;
-          return {
-            runId: state.runId,
-            status: { name: state.running ? 'RUNNING' : 'COMPLETED' },
-            memo: state.memoRev === undefined ? {} : { [SNAPSHOT_MEMO_KEY]: state.memoRev },
-            raw: { pendingWorkflowTask: state.pendingTask ? { state: 1 } : null },
-          };
-        },
-        query: async () => {
-          calls.queries++;
-          const stamp: SnapshotStamp = {
-            runId: state.runId,
-            rev: state.rev,
-            ...(state.validUntil ? { validUntil: state.validUntil } : {}),
-          };
-          return { url: state.url, ...(state.stamped ? { stamp } : {}) } as unknown as EndpointSnapshot;
-        },
-      }),
+  const { client, state, calls } = entityWorkflow(
+    {
+      rev: 0,
+      memoRev: 0 as number | undefined,
+      url: 'http://127.0.0.1:1/a',
+      validUntil: undefined as number | undefined,
+      stamped: true,
     },
-  } as unknown as Client;
+    (state) => {
+      const stamp: SnapshotStamp = {
+        runId: state.runId,
+        rev: state.rev,
+        ...(state.validUntil ? { validUntil: state.validUntil } : {}),
+      };
+      return { url: state.url, ...(state.stamped ? { stamp } : {}) } as unknown as EndpointSnapshot;
+    },
+  );
   /** The endpoint changes what its snapshot answers: a new revision, in the memo at once. */
   const change = (url: string) => {
     state.url = url;

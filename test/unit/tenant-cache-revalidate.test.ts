@@ -1,36 +1,17 @@
-import type { Client } from '@temporalio/client';
 import { describe, expect, it } from 'vitest';
 import { TenantCache } from '../../src/activities/tenant-activities.js';
-import { SNAPSHOT_MEMO_KEY } from '../../src/shared/snapshot-memo.js';
+import { entityWorkflow } from '../helpers/entity-workflow.js';
 
 /** A tenant workflow as a worker's cache sees it: a stamped view by query, its memo by describe. */
 function tenant() {
-  const state = { rev: 0, active: true, pendingTask: false };
-  const calls = { queries: 0, describes: 0 };
-  const client = {
-    workflow: {
-      getHandle: () => ({
-        describe: async () => {
-          calls.describes++;
-          return {
-            runId: 'run-1',
-            status: { name: 'RUNNING' },
-            memo: { [SNAPSHOT_MEMO_KEY]: state.rev },
-            raw: { pendingWorkflowTask: state.pendingTask ? { state: 1 } : null },
-          };
-        },
-        query: async () => {
-          calls.queries++;
-          return {
-            tenantId: 'tn_1',
-            subscriptionActive: state.active,
-            stamp: { runId: 'run-1', rev: state.rev },
-          };
-        },
-      }),
-    },
-  } as unknown as Client;
-  return { client, state, calls };
+  const t = entityWorkflow({ rev: 0, active: true }, (state) => ({
+    tenantId: 'tn_1',
+    subscriptionActive: state.active,
+    stamp: { runId: state.runId, rev: state.rev },
+  }));
+  // A change to the view is in the memo at once, as the workflow's memoize writes it.
+  const bump = () => (t.state.memoRev = ++t.state.rev);
+  return { ...t, bump };
 }
 
 describe('issue 16: a worker re-reads its tenant by describe, and queries only what changed', () => {
@@ -46,7 +27,7 @@ describe('issue 16: a worker re-reads its tenant by describe, and queries only w
     expect(t.calls).toEqual({ queries: 1, describes: 5 });
 
     t.state.active = false;
-    t.state.rev++;
+    t.bump();
     now += 1001;
     expect((await cache.get('tn_1'))?.subscriptionActive).toBe(false);
     expect(t.calls.queries).toBe(2);
