@@ -1,4 +1,9 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Tests whose assertion is a latency or a pace (issue 17's "others' p99 at most 1 s", a 5/s
+// spread): beside another fork's Temporal work on two cores they measured the machine's load
+// (17.1's p99 1.9-2.0 s, 17.2's spread 31 s in two loaded CI runs), not the rule.
+const SOLO = ['test/integration/17.1-endpoint-share.test.ts', 'test/integration/17.2-rate-limit.test.ts'];
 
 export default defineConfig({
   test: {
@@ -20,6 +25,7 @@ export default defineConfig({
             'test/security/integration/**/*.test.ts',
             'test/observability/**/*.test.ts',
           ],
+          exclude: [...configDefaults.exclude, ...SOLO],
           globalSetup: ['test/setup/global-setup.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
@@ -44,7 +50,7 @@ export default defineConfig({
           name: 'stack',
           include: ['test/stack/**/*.test.ts'],
           globalSetup: ['test/stack/global-setup.ts'],
-          sequence: { groupOrder: 2 },
+          sequence: { groupOrder: 3 },
           testTimeout: 120_000,
           hookTimeout: 300_000,
         },
@@ -55,8 +61,21 @@ export default defineConfig({
         test: {
           name: 'chaos',
           include: ['test/chaos/**/*.test.ts'],
-          sequence: { groupOrder: 3 },
+          sequence: { groupOrder: 4 },
           testTimeout: 900_000,
+        },
+      },
+      {
+        // The timed ones, after the parallel projects, one file at a time on a server of their own.
+        extends: true,
+        test: {
+          name: 'solo',
+          include: SOLO,
+          globalSetup: ['test/setup/global-setup.ts'],
+          sequence: { groupOrder: 1 },
+          poolOptions: { forks: { singleFork: true } },
+          testTimeout: 240_000,
+          hookTimeout: 180_000,
         },
       },
       {
@@ -66,7 +85,7 @@ export default defineConfig({
           name: 'load',
           include: ['test/load/**/*.test.ts'],
           globalSetup: ['test/setup/global-setup.ts'],
-          sequence: { groupOrder: 1 },
+          sequence: { groupOrder: 2 },
           poolOptions: { forks: { singleFork: true } },
           testTimeout: 1_500_000,
           hookTimeout: 120_000,
