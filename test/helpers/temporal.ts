@@ -61,9 +61,7 @@ export async function devServerClients() {
 /** The Java time-skipping test server, installed by scripts/ensure-servers.mjs. */
 export async function timeSkippingEnv() {
   quietRuntime();
-  const env = await TestWorkflowEnvironment.createTimeSkipping({
-    server: { executable: { type: 'existing-path', path: inject('testServerPath') } },
-  });
+  const env = await startTimeSkipping();
   // The Java test server knows no custom search attributes until told; the dev server
   // gets them on its command line.
   await env.connection.operatorService.addSearchAttributes({
@@ -71,4 +69,18 @@ export async function timeSkippingEnv() {
     searchAttributes: heraldSearchAttributeTypes(),
   });
   return env;
+}
+
+// The SDK gives the JVM a fixed 5 s to open its port (sdk-core's ephemeral_server), which a
+// loaded 2-core machine overran in 6 files of one CI run; the next start finds its classes cached.
+async function startTimeSkipping(tries = 3): Promise<TestWorkflowEnvironment> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await TestWorkflowEnvironment.createTimeSkipping({
+        server: { executable: { type: 'existing-path', path: inject('testServerPath') } },
+      });
+    } catch (err) {
+      if (attempt >= tries || !/did not start within/.test(String(err))) throw err;
+    }
+  }
 }

@@ -143,7 +143,12 @@ describe('14.13 R-TIMEOUT: the connect phase has the whole policy timeout', () =
       );
       const codes = results.map((r) => r.code ?? String(r.httpStatus));
       expect(codes.filter((c) => c !== '200')).toEqual([]);
-      expect(Math.max(...results.map((r) => r.latencyMs))).toBeLessThan(2_000);
+      // No queue for a socket: all 100 were at the receiver before its first answer (1.2 s).
+      // Read at the receiver, not as each send's latency, which on a loaded machine includes
+      // the test process's own event loop (2,088 ms once, with every answer 200).
+      const arrivals = receiver.requests.map((r) => r.at);
+      expect(arrivals).toHaveLength(100);
+      expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(1_200);
     } finally {
       await receiver.stop();
       await dispatchers.close();
