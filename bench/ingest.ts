@@ -11,13 +11,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
-import { createServer as createNetServer } from 'node:net';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
+import { freePort, freePortWith } from './ports.js';
 import { startNodeFlags } from './start-flags.js';
 
 const OPERATOR_KEY = 'op_bench_ingest_0123456789abcdef';
@@ -40,17 +40,6 @@ const BODY_BYTES = Number(args.bytes);
 const DRAIN_SECONDS = Number(args['drain-seconds']);
 /** An acknowledgement slower than this counts as an error, so a stall cannot hang the run. */
 const REQUEST_TIMEOUT_MS = 30_000;
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createNetServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const a = s.address();
-      s.close(() => (typeof a === 'object' && a ? resolve(a.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return NaN;
@@ -124,7 +113,7 @@ async function startHerald(dataDir: string, ports: { api: number; temporal: numb
 
 async function main() {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-ingest-'));
-  const [api, temporal, ui] = [await freePort(), await freePort(), await freePort()];
+  const [api, temporal, ui] = [await freePort(), await freePortWith([10, 11]), await freePort()];
 
   // The destination: a loopback receiver that answers 200 at once and counts forwards.
   let forwarded = 0;

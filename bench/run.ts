@@ -6,7 +6,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { cost } from './cost.js';
 import { BenchHerald, StackHerald, type HeraldTarget } from './herald.js';
-import { freePort } from './ports.js';
+import { freePort, freePortWith } from './ports.js';
 import { BenchReceiver } from './receiver.js';
 import {
   backlog,
@@ -118,7 +118,7 @@ async function main() {
   const receiverUrl = await receiver.start();
   if (values.stack && values['herald-root'])
     throw new Error('--stack runs this checkout; --herald-root is for the embedded default');
-  const ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+  const ports = { api: await freePort(), temporal: await freePortWith([10, 11]), ui: await freePort() };
   // The metrics port and the SDK exporter's (+1) must miss the dev server's derived ports (+10, +11).
   let metricsPort = 0;
   while (values.metrics !== 'off' && !metricsPort) {
