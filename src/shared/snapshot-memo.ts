@@ -21,7 +21,7 @@ export interface SnapshotStamp {
 }
 
 /** Whether the memo the workflow last wrote already carries `rev`. */
-export function snapshotMemoCurrent(memo: Record<string, unknown> | undefined, rev: number): boolean {
+function snapshotMemoCurrent(memo: Record<string, unknown> | undefined, rev: number): boolean {
   return memo?.[SNAPSHOT_MEMO_KEY] === rev;
 }
 
@@ -37,7 +37,7 @@ export function snapshotStillCurrent(
 ): boolean {
   if (!stamp || !d.running || d.pendingTask || d.runId !== stamp.runId) return false;
   if (stamp.validUntil !== undefined && stamp.validUntil <= now) return false;
-  return d.memo?.[SNAPSHOT_MEMO_KEY] === stamp.rev;
+  return snapshotMemoCurrent(d.memo, stamp.rev);
 }
 
 /** The next moment one of these secrets stops signing, if any will. */
