@@ -1,8 +1,8 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 // Tests whose assertion is a latency or a pace (issue 17's "others' p99 at most 1 s", a 5/s
-// spread): beside another fork's Temporal work on two cores they measured the machine's load
-// (17.1's p99 1.9-2.0 s, 17.2's spread 31 s in two loaded CI runs), not the rule.
+// spread): beside another fork's Temporal work on two cores they measure the machine's load,
+// not the rule.
 const SOLO = ['test/integration/17.1-endpoint-share.test.ts', 'test/integration/17.2-rate-limit.test.ts'];
 
 export default defineConfig({

@@ -72,7 +72,7 @@ export async function timeSkippingEnv() {
 }
 
 // The SDK gives the JVM a fixed 5 s to open its port (sdk-core's ephemeral_server), which a
-// loaded 2-core machine overran in 6 files of one CI run; the next start finds its classes cached.
+// loaded 2-core machine can overrun; the next start finds its classes cached.
 async function startTimeSkipping(tries = 3): Promise<TestWorkflowEnvironment> {
   for (let attempt = 1; ; attempt++) {
     try {

@@ -90,7 +90,7 @@ describe('issue 17: an endpoint rate limit holds across two workers', () => {
     // spending no attempt, and its next attempt at that turn (the run has not started yet).
     // Its turn is counted from the first publish: at least the 75 published before it were
     // given theirs first, ~15 s of 5/s; how long publishing took on a loaded machine is not
-    // the limiter's (one CI run read 8.9 s left after a slow publish).
+    // the limiter's.
     const lastId = deliveryIdFor(tenant.tenantId, `limited.event_${EVENTS - 1}_${run}`, limitedId);
     const waiting = await tenant.call('GET', `/v1/deliveries/${lastId}`);
     expect(waiting.status).toBe(200);

@@ -89,8 +89,7 @@ describe('codec endpoint for the Temporal Web UI', () => {
       config: loadConfig({ HERALD_CODEC_KEYS: generateCodecKey(), HERALD_CODEC_ENDPOINT: 'true' }),
     });
     expect((await app.request('/codec/decode', { method: 'POST' })).status).toBe(404);
-    // Importing the whole API is most of this test; a loaded CI run took over 5 s for it.
-  }, 30_000);
+  }, 30_000); // importing the whole API is most of this test, past 5 s on a loaded machine
 });
 
 describe('payload codec: plaintext', () => {
