@@ -126,6 +126,10 @@ export const configSchema = z.object({
   // (one endpoint at most HERALD_ENDPOINT_MAX_SHARE of these); the rest go out as the send
   // activity. 0 sends every first attempt as the activity.
   HERALD_WORKER_MAX_INLINE_ATTEMPTS: z.coerce.number().int().min(0).optional(),
+  // Issue 16: how long a first attempt refused an inline slot waits for one before it goes
+  // out as the activity (a second workflow task and an activity task), while the sends
+  // holding the slots are younger than this. Inside the inline attempt's 5 s grace. 0: never.
+  HERALD_WORKER_INLINE_WAIT_MS: z.coerce.number().int().min(0).max(2000).default(250),
   // Issue 17: the share of those send slots one endpoint may hold; the rest of its sends wait
   // as `concurrency_limited` deferrals (no attempt spent), woken when one of its sends ends.
   // 0.25 of 200 is 50: a receiver answering in 10 s still gets 5/s per worker. 1 turns it off.

@@ -22,7 +22,8 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { configureObservability, openObservabilityListener } from './observability/process.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
-import { SendShare, inlineSlotsFor, shareLimit } from './policy/flow-share.js';
+import { inlineSlotsFor } from './activities/inline-slots.js';
+import { SendShare, shareLimit } from './policy/flow-share.js';
 import { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES, prebuiltBundle } from './workflow-bundle.js';
 
 export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES };
@@ -77,6 +78,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     config.HERALD_ENDPOINT_MAX_SHARE,
     config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     config.HERALD_WORKER_MAX_INLINE_ATTEMPTS,
+    config.HERALD_WORKER_INLINE_WAIT_MS,
   );
   const activities = createActivities({
     ...httpDeps,
@@ -104,8 +106,9 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Sends wait on receivers, not on this CPU: many can be in flight at once.
     maxConcurrentActivityTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES,
-    // Issue 16: one local activity per inline first attempt; refused ones end at once, so a
-    // slot per workflow-task slot means no inline attempt waits for one while holding its task.
+    // Issue 16: one local activity per inline first attempt; the inline slots and their
+    // waiters are fewer than the workflow-task slots, so a slot per workflow-task slot means
+    // no inline attempt waits for a local-activity slot while holding its task.
     maxConcurrentLocalActivityExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Issue 20: with the metrics listener off nobody reads the workflows' metrics, so they are
     // not recorded either (the A/B of BENCHMARKS.md). A prebuilt bundle decides for itself.

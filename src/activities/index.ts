@@ -11,7 +11,8 @@ import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-
 import type { Notifier } from '../notify/notifier.js';
 import { verificationGate } from '../shared/verification.js';
 import { wakeSignal } from '../shared/messages.js';
-import { SHARE_DEFERRAL_CODE, SHARE_RECHECK_MS, type InlineSlots, type SendShare } from '../policy/flow-share.js';
+import { SHARE_DEFERRAL_CODE, SHARE_RECHECK_MS, type SendShare } from '../policy/flow-share.js';
+import type { InlineSlots } from './inline-slots.js';
 
 /**
  * Decides, before anything is sent, whether this attempt must wait instead (for example
@@ -64,13 +65,13 @@ export function createActivities(deps: ActivityDeps) {
     if (req.firstTaskRepeated) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineLost: true };
     // Issue 16: an inline first attempt holds a workflow-task slot while it runs; past this
     // worker's inline slots (or its endpoint's part of them) it goes out as the activity.
-    const inline = deps.inlineSlots;
-    if (inline && !inline.tryEnter(req.endpointId))
+    const slot = deps.inlineSlots ? await deps.inlineSlots.enter(req.endpointId) : undefined;
+    if (deps.inlineSlots && !slot)
       return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineDeclined: true };
     try {
       return await sendOnce(req);
     } finally {
-      inline?.leave(req.endpointId);
+      slot?.leave();
     }
   }
 

@@ -192,3 +192,37 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
     }
   }, 120_000);
 });
+
+// Issue 16: a first attempt refused an inline slot costs a second workflow task and an
+// activity task. Behind a fast send of its own endpoint it waits for that slot instead.
+describe('issue 16: first attempts beyond the endpoint\'s inline slots', () => {
+  const receiver = new Receiver((_req, _i, res) => {
+    setTimeout(() => res.writeHead(200).end('ok'), 50);
+  });
+  let base: string;
+  let w: Awaited<ReturnType<typeof startDevWorker>>;
+
+  beforeAll(async () => {
+    // 4 inline slots, one per endpoint (HERALD_ENDPOINT_MAX_SHARE 0.25).
+    [w, base] = await Promise.all([
+      startDevWorker({ HERALD_WORKER_MAX_INLINE_ATTEMPTS: '4', HERALD_WORKER_INLINE_WAIT_MS: '2000' }),
+      receiver.start(),
+    ]);
+  }, 60_000);
+  afterAll(async () => {
+    await w?.stop();
+    await receiver.stop();
+  });
+
+  it('a burst to a fast endpoint goes out inline, one after another: one workflow task and no activity each', async () => {
+    const ids = Array.from({ length: 6 }, (_, i) => `dlv_inline_burst_${Date.now()}_${i}`);
+    await Promise.all(ids.map((id) => startDelivery(w.client, w.config.HERALD_TASK_QUEUE, input(base, '/fast', id))));
+    for (const id of ids) {
+      const state = (await w.client.workflow.getHandle(id).result()) as DeliveryState;
+      expect(state.status).toBe('succeeded');
+      const events = await historyOf(w.client, id);
+      expect(events.filter((e) => e === 'WORKFLOW_TASK_COMPLETED'), id).toHaveLength(1);
+      expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED'), id).toHaveLength(0);
+    }
+  });
+});
