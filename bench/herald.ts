@@ -246,25 +246,7 @@ export class BenchHerald extends HeraldTarget {
 
   /** The Temporal dev server: the `temporal` process under the Herald process (behind the sh that ties its life to Herald's). */
   devServerPid(): number | undefined {
-    const ps = (ppid: number) => {
-      try {
-        return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(ppid)], { encoding: 'utf8' });
-      } catch {
-        return ''; // ps exits 1 when there are none
-      }
-    };
-    const children = (ppid: number) =>
-      ps(ppid)
-        .split('\n')
-        .map((l) => l.trim().split(/\s+/))
-        .filter((c) => c.length === 2)
-        .map(([pid, comm]) => ({ pid: Number(pid), comm: comm! }));
-    for (const c of children(this.pid)) {
-      if (/temporal/.test(c.comm)) return c.pid;
-      const grand = children(c.pid).find((g) => /temporal/.test(g.comm));
-      if (grand) return grand.pid;
-    }
-    return undefined;
+    return temporalProcessUnder(this.pid);
   }
 
   sqliteBytes(): number {
@@ -430,6 +412,30 @@ export function rssMb(pid: number | undefined): number {
 }
 
 /** CPU seconds (user + system) a process has used so far, from /proc; NaN if it is gone. */
+/** The `temporal` process that `pid` started, itself or behind the sh that ties it to its parent (src/temporal/tied-child.ts). */
+export function temporalProcessUnder(pid: number | undefined): number | undefined {
+  if (!pid) return undefined;
+  const ps = (ppid: number) => {
+    try {
+      return execFileSync('ps', ['-o', 'pid=,comm=', '--ppid', String(ppid)], { encoding: 'utf8' });
+    } catch {
+      return ''; // ps exits 1 when there are none
+    }
+  };
+  const children = (ppid: number) =>
+    ps(ppid)
+      .split('\n')
+      .map((l) => l.trim().split(/\s+/))
+      .filter((c) => c.length === 2)
+      .map(([pid, comm]) => ({ pid: Number(pid), comm: comm! }));
+  for (const c of children(pid)) {
+    if (/temporal/.test(c.comm)) return c.pid;
+    const grand = children(c.pid).find((g) => /temporal/.test(g.comm));
+    if (grand) return grand.pid;
+  }
+  return undefined;
+}
+
 export function cpuSeconds(pid: number | undefined): number {
   if (!pid) return NaN;
   try {

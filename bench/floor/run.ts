@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { ensureDevServer } from '../../scripts/ensure-servers.mjs';
 import { startDevServer } from '../../src/temporal/dev-server.js';
 import { deliverySearchAttributes } from '../../src/shared/search-attributes.js';
-import { cpuSeconds } from '../herald.js';
+import { cpuSeconds, temporalProcessUnder } from '../herald.js';
 import { closedLoop } from '../load.js';
 import { freePort } from '../ports.js';
 import { floorActivities } from './activities.js';
@@ -54,7 +54,8 @@ const sa = deliverySearchAttributes({
 
 const rows: Record<string, unknown>[] = [];
 for (const type of ['empty', 'oneActivity', 'oneActivityIndexed'] as const) {
-  const pid = server.process.pid;
+  // The dev server runs behind a sh (src/temporal/tied-child.ts), whose own CPU is nil.
+  const pid = temporalProcessUnder(process.pid);
   const c0 = cpuSeconds(pid);
   const h0 = process.cpuUsage();
   const t0 = performance.now();
