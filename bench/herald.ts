@@ -411,7 +411,6 @@ export function rssMb(pid: number | undefined): number {
   }
 }
 
-/** CPU seconds (user + system) a process has used so far, from /proc; NaN if it is gone. */
 /** The `temporal` process that `pid` started, itself or behind the sh that ties it to its parent (src/temporal/tied-child.ts). */
 export function temporalProcessUnder(pid: number | undefined): number | undefined {
   if (!pid) return undefined;
@@ -436,6 +435,7 @@ export function temporalProcessUnder(pid: number | undefined): number | undefine
   return undefined;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc; NaN if it is gone. */
 export function cpuSeconds(pid: number | undefined): number {
   if (!pid) return NaN;
   try {

@@ -64,7 +64,8 @@ export function createActivities(deps: ActivityDeps) {
     // R-CRASH: the task before this one may have sent it; the workflow logs a lost lease.
     if (req.firstTaskRepeated) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineLost: true };
     // Issue 16: an inline first attempt holds a workflow-task slot while it runs; past this
-    // worker's inline slots (or its endpoint's part of them) it goes out as the activity.
+    // worker's inline slots (or its endpoint's part of them), after a short wait for one
+    // (inline-slots.ts), it goes out as the activity.
     const slot = deps.inlineSlots ? await deps.inlineSlots.enter(req.endpointId) : undefined;
     if (deps.inlineSlots && !slot)
       return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineDeclined: true };

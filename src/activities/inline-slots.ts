@@ -84,7 +84,7 @@ export class InlineSlots {
     const starts = this.inFlight.get(endpointId) ?? [];
     starts.splice(starts.indexOf(startedAt), 1);
     if (starts.length === 0) this.inFlight.delete(endpointId);
-    this.all = Math.max(0, this.all - 1);
+    this.all--;
     // The oldest waiter that the freed slot can serve (its endpoint may still be full).
     const next = this.waiters.findIndex((w) => this.hasRoom(w.endpointId));
     if (next >= 0) this.waiters.splice(next, 1)[0]!.take();
