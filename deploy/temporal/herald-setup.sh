@@ -44,7 +44,7 @@ else
     _ "$TEMPORAL_ADDRESS" "$NAMESPACE" "$RETENTION"
 fi
 
-# PostgreSQL visibility has ten preallocated Keyword columns per namespace (Herald uses seven)
+# PostgreSQL visibility has ten preallocated Keyword columns per namespace (Herald uses eight)
 # and three Datetime ones (Herald uses one, HeraldCreatedAt: issue 16).
 # Keep this list in step with src/shared/search-attributes.ts (test/unit/compose.test.ts checks).
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldTenant --type Keyword
@@ -55,12 +55,14 @@ retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldPreset --type Keyword
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldEndpointStatus --type Keyword
 retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldCreatedAt --type Datetime
+retry temporal operator search-attribute create --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --name HeraldEventRecord --type Keyword
 
 # Registration is visible to queries only once the frontend has refreshed the namespace.
 # Herald's services start after this job, so their first list or start must not race it.
 PROBE="HeraldTenant = 'probe' AND HeraldEndpoint = 'probe' AND HeraldEventType = 'probe'"
 PROBE="$PROBE AND HeraldStatus = 'probe' AND HeraldEventId = 'probe' AND HeraldPreset = 'probe'"
 PROBE="$PROBE AND HeraldEndpointStatus = 'probe' AND HeraldCreatedAt = '2000-01-01T00:00:00Z'"
+PROBE="$PROBE AND HeraldEventRecord = 'probe'"
 retry temporal workflow list --address "$TEMPORAL_ADDRESS" --namespace "$NAMESPACE" --query "$PROBE" --limit 1 >/dev/null
 
 echo "herald-setup: namespace '$NAMESPACE' ready with Herald search attributes"

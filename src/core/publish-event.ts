@@ -48,6 +48,24 @@ const published = (r: EventRecord): PublishedEvent => ({
   skipped: r.skipped,
 });
 
+/**
+ * Issue 16 (4): an event needs no record workflow (`eventWorkflow`) when its deliveries can say
+ * all that record would: Herald made its id, so no repeat can name it and nothing has to
+ * decide R-IDEMP; at least one delivery carries its body and type; and no endpoint was skipped,
+ * the one thing only the record knew. One of its deliveries is marked as the record
+ * (`HeraldEventRecord`) for the events list. An event named by the publisher keeps its record,
+ * whose REJECT_DUPLICATE start decides which request owns the id: the deliveries' own ids
+ * cannot, because two requests may see different endpoints. So does an event that matched
+ * no endpoint, or skipped one, which has nothing else to be read back from.
+ */
+export function recordedByItsDeliveries(
+  req: Pick<PublishRequest, 'eventId'>,
+  deliveries: readonly unknown[],
+  skipped: readonly unknown[],
+): boolean {
+  return req.eventId === undefined && deliveries.length > 0 && skipped.length === 0;
+}
+
 /** Issue 14.10: the deliveries created straight as dead letters because a hold was full. */
 export const HOLD_OVERFLOW_CODE = `hold_overflow_over_${DT_HOLD_LIMIT}`;
 const overflowed = <D extends Pick<DeliveryInput, 'deadLetterOnArrival'>>(ds: readonly D[]) =>
@@ -56,8 +74,8 @@ const overflowed = <D extends Pick<DeliveryInput, 'deadLetterOnArrival'>>(ds: re
 /**
  * R-IDEMP, R-FILTER, R-DT-HEALTH: publishes one event to the tenant's matching endpoints.
  *
- * The record comes first: its REJECT_DUPLICATE start decides which request owns the event
- * id, so a repeat never starts deliveries of its own; it answers with the first request's
+ * The record, when the event has one (`recordedByItsDeliveries`), comes first: its
+ * REJECT_DUPLICATE start decides which request owns the event id, so a repeat never starts deliveries of its own; it answers with the first request's
  * record and starts that request's deliveries again (a no-op unless the first died half way
  * through its fan-out). Each endpoint's delivery takes that endpoint's preset and policy,
  * its event-type filter and its health admission (Dong Tien's hold cap included).
@@ -152,6 +170,15 @@ export async function publishEvent(
   const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
     Promise.all(overflowed(ds).map((d) => store.reportHoldFull(d.endpointId, now.getTime())));
 
+  if (recordedByItsDeliveries(req, deliveries, skipped)) {
+    await reportOverflows(deliveries);
+    // The one that stands as the record goes first: a publish that fails half way (503)
+    // leaves no started delivery whose event the list cannot find.
+    const [record, ...rest] = deliveries;
+    await store.startDeliveries([{ ...record!, eventRecord: true }]);
+    if (rest.length > 0) await store.startDeliveries(rest);
+    return published(eventRecordOf(input));
+  }
   if (!(await store.startEventRecord(input))) {
     const first = await store.eventRecord(tenantId, eventId);
     const again = first.started ?? [];

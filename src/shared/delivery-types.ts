@@ -79,6 +79,11 @@ export interface DeliveryInput {
    */
   closesAtRoundEnd?: true;
   /**
+   * Issue 16 (4): this delivery is its event's record (the event has no `eventWorkflow`): the
+   * events list finds the event by it. Set on one delivery of such an event.
+   */
+  eventRecord?: true;
+  /**
    * Issue 16: a dead-letter retry or replay of a closed delivery: a new run of the same
    * workflow id, seeded with the previous run's final state (its workflow result).
    */

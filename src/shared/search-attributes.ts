@@ -31,6 +31,14 @@ export const SA_ENDPOINT_STATUS = defineSearchAttributeKey(
  */
 export const SA_CREATED_AT = defineSearchAttributeKey('HeraldCreatedAt', SearchAttributeType.DATETIME);
 
+/**
+ * Issue 16 (4): `delivery` on the one delivery that stands as its event's record, for an event
+ * published without an `eventWorkflow` (core/publish-event.ts says when). The events list reads
+ * these rows beside the record workflows'.
+ */
+export const SA_EVENT_RECORD = defineSearchAttributeKey('HeraldEventRecord', SearchAttributeType.KEYWORD);
+export const EVENT_RECORD_DELIVERY = 'delivery';
+
 export const HERALD_SEARCH_ATTRIBUTES = [
   SA_TENANT,
   SA_ENDPOINT,
@@ -40,6 +48,7 @@ export const HERALD_SEARCH_ATTRIBUTES = [
   SA_PRESET,
   SA_ENDPOINT_STATUS,
   SA_CREATED_AT,
+  SA_EVENT_RECORD,
 ];
 
 /** The type as the Temporal CLI names it (`Keyword`, `Datetime`). */
@@ -61,5 +70,6 @@ export function deliverySearchAttributes(d: DeliveryInput): SearchAttributePair[
     { key: SA_PRESET, value: d.policy.preset },
     { key: SA_STATUS, value: d.deadLetterOnArrival ? 'exhausted' : 'pending' },
     { key: SA_CREATED_AT, value: new Date(d.createdAt) },
+    ...(d.eventRecord ? [{ key: SA_EVENT_RECORD, value: EVENT_RECORD_DELIVERY }] : []),
   ];
 }

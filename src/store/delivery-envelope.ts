@@ -3,7 +3,13 @@ import proto from '@temporalio/proto';
 import type { DeliveryInput, DeliveryState, EventEnvelope } from '../shared/delivery-types.js';
 import type { EventRecord } from '../shared/event-types.js';
 import { DELIVERY_WORKFLOW } from '../shared/names.js';
-import { SA_ENDPOINT, SA_EVENT_ID, SA_TENANT } from '../shared/search-attributes.js';
+import {
+  EVENT_RECORD_DELIVERY,
+  SA_ENDPOINT,
+  SA_EVENT_ID,
+  SA_EVENT_RECORD,
+  SA_TENANT,
+} from '../shared/search-attributes.js';
 import { decodePayloads } from '../temporal/decode-payloads.js';
 import { NOT_CONTINUED, and, eq, ofType } from './visibility.js';
 
@@ -87,15 +93,16 @@ export async function deliveryEnvelope(
 export const EVENT_DELIVERIES_CAP = 1000;
 
 /**
- * An event whose record is past retention, read back from its deliveries that Temporal
- * still keeps (a Dong Tien delivery: 90 days open, then the retention). What the record
- * alone knew (endpoints skipped at publish) is gone with it: `skipped` is left out.
+ * An event read back from the deliveries Temporal still keeps: one published without a
+ * record (issue 16 (4)), which skipped no endpoint (`skipped: []`), or one whose record is past
+ * retention (a Dong Tien delivery: replayable 90 days), where what the record alone knew
+ * (endpoints skipped at publish) is gone with it and `skipped` is left out.
  */
 export async function eventFromDeliveries(
   client: Client,
   tenantId: string,
   eventId: string,
-): Promise<Omit<EventRecord, 'skipped'> | undefined> {
+): Promise<EventRecord | Omit<EventRecord, 'skipped'> | undefined> {
   const query = and(
     ofType(DELIVERY_WORKFLOW),
     eq(SA_TENANT, tenantId),
@@ -104,7 +111,9 @@ export async function eventFromDeliveries(
   );
   const deliveries: Array<{ id: string; endpointId: string }> = [];
   const seen = new Set<string>();
+  let recordless = false;
   for await (const wf of client.workflow.list({ query, pageSize: 100 })) {
+    recordless ||= wf.typedSearchAttributes.get(SA_EVENT_RECORD) === EVENT_RECORD_DELIVERY;
     // A reopened delivery (issue 16) has a row per run: one delivery.
     if (seen.has(wf.workflowId)) continue;
     seen.add(wf.workflowId);
@@ -116,7 +125,14 @@ export async function eventFromDeliveries(
   for (const d of deliveries) {
     const event = await deliveryEnvelope(client, d.id);
     if (event && event.id === eventId)
-      return { eventId, type: event.type, occurredAt: event.occurredAt, body: event.body, deliveries };
+      return {
+        eventId,
+        type: event.type,
+        occurredAt: event.occurredAt,
+        body: event.body,
+        deliveries,
+        ...(recordless ? { skipped: [] } : {}),
+      };
   }
   return undefined;
 }

@@ -1,10 +1,18 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import type { EventRecord } from '../shared/event-types.js';
 import { EVENT_WORKFLOW } from '../shared/names.js';
-import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attributes.js';
+import {
+  EVENT_RECORD_DELIVERY,
+  SA_CREATED_AT,
+  SA_EVENT_ID,
+  SA_EVENT_RECORD,
+  SA_EVENT_TYPE,
+  SA_TENANT,
+} from '../shared/search-attributes.js';
 import { eventFromDeliveries } from './delivery-envelope.js';
 import { eventWorkflowId } from './events.js';
-import { and, eq, ofType } from './visibility.js';
+import { newestFirst, type Started } from './newest-first.js';
+import { NOT_CONTINUED, and, eq, ofType, or } from './visibility.js';
 
 export interface EventRow {
   eventId: string;
@@ -12,29 +20,51 @@ export interface EventRow {
   createdAt: string;
 }
 
-/** The tenant's events, newest first, from the event records' visibility. */
+/**
+ * Rows that stand for an event: its record workflow, or (issue 16 (4)) the delivery marked as
+ * its record. A reopened delivery has a row per run, all of one event.
+ */
+const EVENT_ROWS = or(ofType(EVENT_WORKFLOW), eq(SA_EVENT_RECORD, EVENT_RECORD_DELIVERY));
+
+/** The tenant's events, newest first, from the rows that stand for them in visibility. */
 export async function listEvents(
   client: Client,
   tenantId: string,
   o: { type?: string; limit: number },
 ): Promise<EventRow[]> {
-  const query = and(ofType(EVENT_WORKFLOW), eq(SA_TENANT, tenantId), o.type && eq(SA_EVENT_TYPE, o.type));
-  const data: EventRow[] = [];
-  for await (const wf of client.workflow.list({ query, pageSize: o.limit })) {
-    data.push({
-      eventId: wf.typedSearchAttributes.get(SA_EVENT_ID) ?? '',
+  const query = and(EVENT_ROWS, eq(SA_TENANT, tenantId), o.type && eq(SA_EVENT_TYPE, o.type), NOT_CONTINUED);
+  const seen = new Set<string>();
+  const rows = await newestFirst(
+    (q, cap) => eventRows(client, q, cap),
+    query,
+    o.limit,
+    {},
+    async (chunk) => chunk.filter((r) => !seen.has(r.id) && !!seen.add(r.id)),
+  );
+  return rows.map((r) => ({ eventId: r.id, type: r.type, createdAt: new Date(r.startMs).toISOString() }));
+}
+
+async function eventRows(client: Client, query: string, cap: number) {
+  const out: Array<Started & { type: string }> = [];
+  for await (const wf of client.workflow.list({ query, pageSize: Math.min(1000, cap) })) {
+    // A record workflow is started as its event is accepted; a delivery keeps its event's
+    // acceptance in HeraldCreatedAt through every reopen.
+    const created = wf.typedSearchAttributes.get(SA_CREATED_AT) ?? wf.startTime;
+    out.push({
+      id: wf.typedSearchAttributes.get(SA_EVENT_ID) ?? '',
+      startMs: created.getTime(),
       type: wf.typedSearchAttributes.get(SA_EVENT_TYPE) ?? '',
-      createdAt: wf.startTime.toISOString(),
     });
-    if (data.length >= o.limit) break;
+    if (out.length >= cap) break;
   }
-  return data;
+  return out;
 }
 
 /**
- * The tenant's event, from its record, else (issue 14.11: the record is past the namespace
- * retention, 30 days) from its deliveries, which carry its body as long as they live (Dong
- * Tien's stay open 90 days for replay); read back that way it has no `skipped`. `undefined`
+ * The tenant's event, from its record, else from its deliveries, which carry its body as
+ * long as they live: an event published without a record (issue 16 (4)), or one whose record
+ * is past the namespace retention (issue 14.11). The first skipped nothing; for the second,
+ * what was skipped went with the record, and the answer has no `skipped`. `undefined`
  * when there is no such event; an unreachable Temporal is thrown on (503), never a 404.
  */
 export async function readEvent(

@@ -60,7 +60,8 @@ describe('14.11 R-DT-REPLAY: a Dong Tien body outlives the event record (dev ser
     );
     const payload = { donHang: 'DH-1411', tong: 250_000, ghiChu: 'giao hàng nhanh' };
     const published = await json<{ eventId: string; deliveries: Array<{ id: string }> }>(
-      t.call('POST', '/v1/events', { type: 'don_hang.tao', payload }),
+      // Named by the publisher, so the event has a record workflow to lose (issue 16 (4)).
+      t.call('POST', '/v1/events', { id: 'DH-1411', type: 'don_hang.tao', payload }),
       202,
     );
     expect(published.deliveries).toHaveLength(1);

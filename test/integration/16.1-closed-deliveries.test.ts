@@ -58,9 +58,10 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
         201,
       )
     ).endpoint.endpointId;
-  const publish = async (t: TenantSession, payload: unknown) => {
+  /** `id`: the publisher names the event, so it has a record workflow (issue 16 (4)). */
+  const publish = async (t: TenantSession, payload: unknown, id?: string) => {
     const r = await json<{ eventId: string; deliveries: Array<{ id: string }> }>(
-      t.call('POST', '/v1/events', { type: 'order.created', payload }),
+      t.call('POST', '/v1/events', { type: 'order.created', payload, ...(id ? { id } : {}) }),
       202,
     );
     expect(r.deliveries).toHaveLength(1);
@@ -102,7 +103,7 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
   it('16.1 R-LOG: a succeeded delivery is closed and still fully readable: detail, status=succeeded, the endpoint’s attempts, the event read back', async () => {
     const t = await newTenant(app);
     const ep = await endpoint(t, '/ok', 'standard');
-    const { id, eventId } = await publish(t, { n: 'read' });
+    const { id, eventId } = await publish(t, { n: 'read' }, 'read-1');
     await closed(id);
 
     const d = await get(t, id);

@@ -59,7 +59,9 @@ describe('issue 20: one trace from POST /v1/events to each HTTP attempt', () => 
       policy: { maxAttempts: 3, retryDelays: [1], timeoutSeconds: 5 },
     });
     expect(e.status).toBe(201);
+    // Named by the publisher, so the event has its record workflow (issue 16 (4)) to trace.
     const r = await tenant.call('POST', '/v1/events', {
+      id: 'traced-1',
       type: 't.one',
       payload: { secret: 'never-in-a-span' },
     });

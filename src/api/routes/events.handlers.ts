@@ -106,7 +106,8 @@ export function eventsRouter(deps: {
     const rec = await readEvent(client, c.get('tenantId'), c.req.valid('param').eventId);
     if (!rec) fail(404, 'event_not_found', 'No such event');
     const payload = (JSON.parse(rec.body) as { data: unknown }).data;
-    // Read back from its deliveries, the event has no `skipped`: only the record knew.
+    // Read back from its deliveries past its record's retention, the event has no `skipped`:
+    // only the record knew.
     const { eventId, type, occurredAt, deliveries } = rec;
     const shown = 'skipped' in rec ? publicRecord(rec) : { eventId, type, occurredAt, deliveries };
     return c.json({ ...shown, payload }, 200);
