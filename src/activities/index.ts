@@ -50,6 +50,7 @@ export function createActivities(deps: ActivityDeps) {
   const billingEmail =
     deps.billingEmail ?? (tenants ? async (id: string) => (await tenants.get(id, true))?.billingEmail : undefined);
   const stamp = () => deps.now().toISOString();
+  const notSentNow = () => ({ startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true }) as const;
   const share = deps.sendShare;
   /** A slot of the endpoint freed here: the oldest delivery refused for it goes next (a wake, not a poll). */
   const wakeNextWaiter = (endpointId: string) => {
@@ -62,13 +63,19 @@ export function createActivities(deps: ActivityDeps) {
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
     if (!req.inline) return sendOnce(req);
     // R-CRASH: the task before this one may have sent it; the workflow logs a lost lease.
-    if (req.firstTaskRepeated) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineLost: true };
+    if (req.firstTaskRepeated) return { ...notSentNow(), inlineLost: true };
     // Issue 16: an inline first attempt holds a workflow-task slot while it runs; past this
     // worker's inline slots (or its endpoint's part of them), after a short wait for one
     // (inline-slots.ts), it goes out as the activity.
     const slot = deps.inlineSlots ? await deps.inlineSlots.enter(req.endpointId) : undefined;
-    if (deps.inlineSlots && !slot)
-      return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, inlineDeclined: true };
+    if (deps.inlineSlots && !slot) {
+      // Its endpoint holding its whole share of the send slots here, the activity would only
+      // be refused for it: the deferral is answered now, and the wake of a freed slot comes
+      // as it would (a workflow task and an activity task fewer for each such delivery).
+      if (share && !req.target && !req.drainTurn && share.waitIfFull(req.endpointId, req.deliveryId))
+        return { ...notSentNow(), deferral: { code: SHARE_DEFERRAL_CODE, retryInMs: SHARE_RECHECK_MS } };
+      return { ...notSentNow(), inlineDeclined: true };
+    }
     try {
       return await sendOnce(req);
     } finally {

@@ -32,16 +32,23 @@ export class SendShare {
    * but never refused, or the turn would stall every other delivery of the endpoint.
    */
   tryEnter(endpointId: string, deliveryId: string, always = false): boolean {
-    const n = this.inFlight.get(endpointId) ?? 0;
+    if (!always && this.waitIfFull(endpointId, deliveryId)) return false;
+    this.inFlight.set(endpointId, (this.inFlight.get(endpointId) ?? 0) + 1);
     const waiters = this.waiting.get(endpointId);
-    if (n >= this.limit && !always) {
-      if (waiters) waiters.add(deliveryId);
-      else this.waiting.set(endpointId, new Set([deliveryId]));
-      return false;
-    }
-    this.inFlight.set(endpointId, n + 1);
     waiters?.delete(deliveryId);
     if (waiters?.size === 0) this.waiting.delete(endpointId);
+    return true;
+  }
+
+  /**
+   * Puts `deliveryId` on the wait list when `endpointId` holds its whole share (true), as
+   * tryEnter would refuse it; otherwise changes nothing (false).
+   */
+  waitIfFull(endpointId: string, deliveryId: string): boolean {
+    if ((this.inFlight.get(endpointId) ?? 0) < this.limit) return false;
+    const waiters = this.waiting.get(endpointId);
+    if (waiters) waiters.add(deliveryId);
+    else this.waiting.set(endpointId, new Set([deliveryId]));
     return true;
   }
 

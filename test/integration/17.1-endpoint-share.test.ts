@@ -90,6 +90,16 @@ describe('issue 17: an endpoint holds at most its share of the send slots', () =
     expect(spent.map((d) => JSON.stringify(d.attempts)), 'a deferral spent an attempt').toEqual([]);
     const deferred = states.filter((d) => d.attempts.some((a) => a.kind === 'deferral' && a.code === 'concurrency_limited'));
     expect(deferred.length).toBeGreaterThanOrEqual(SLOW_EVENTS - 10);
+    // Issue 16: a first attempt refused its inline slot while its endpoint held its whole
+    // share is deferred by the inline attempt itself: the activity goes out once, to send.
+    const activities = await Promise.all(
+      deferred.map(async (d) => {
+        const { events } = await w.client.workflow.getHandle(d.deliveryId).fetchHistory();
+        return (events ?? []).filter((e) => e.activityTaskScheduledEventAttributes).length;
+      }),
+    );
+    expect(activities.filter((n) => n === 1).length, `activities per deferred delivery: ${activities.join(',')}`)
+      .toBeGreaterThanOrEqual(SLOW_EVENTS - 15);
 
     // The cost after: a delivery under its share has exactly the history of one with no contention.
     const length = async (id: string) => (await w.client.workflow.getHandle(id).describe()).historyLength;

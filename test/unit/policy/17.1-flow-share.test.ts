@@ -52,4 +52,16 @@ describe('R-RH-DEFER busy concurrency slots: the default share of a worker\'s se
     s.leave('ep');
     expect(s.tryEnter('ep', 'd3')).toBe(false);
   });
+
+  it('R-RH-DEFER, issue 16: an inline first attempt asks whether its endpoint is full; only then is it on the wait list, and it takes no slot', () => {
+    const s = new SendShare(1);
+    expect(s.waitIfFull('ep', 'd0')).toBe(false);
+    expect(s.held('ep')).toBe(0);
+    expect(s.nextWaiter('ep')).toBeUndefined();
+    s.tryEnter('ep', 'd1');
+    expect(s.waitIfFull('ep', 'd2')).toBe(true);
+    expect(s.held('ep')).toBe(1);
+    s.leave('ep');
+    expect(s.nextWaiter('ep')).toBe('d2');
+  });
 });
