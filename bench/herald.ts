@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Stack, type StackInfo } from '../scripts/stack/stack.js';
+import { heraldNamed } from './event-names.js';
 import { startNodeFlags } from './start-flags.js';
 import { Pool } from 'undici';
 
@@ -18,6 +19,9 @@ export const OPERATOR_KEY = 'op_bench_key_0123456789abcdef';
 export abstract class HeraldTarget {
   abstract readonly label: string;
   private _pool?: Pool;
+
+  /** `--herald-names-events`: publishes carry no event id; Herald makes one (bench/event-names.ts). */
+  heraldNamesEvents = false;
 
   constructor(protected readonly connections = 64) {}
 
@@ -106,13 +110,15 @@ export abstract class HeraldTarget {
     // A 503 says "retry the request": a well-behaved publisher sends the same id again.
     for (let attempt = 1; ; attempt++) {
       try {
-        const r = await this.call<{ deliveries?: Array<{ id: string }> }>(
+        // A retry of a publish Herald names is a new event: a 503 before the 202 leaves none.
+        const r = await this.call<{ eventId?: string; deliveries?: Array<{ id: string }> }>(
           'POST',
           '/v1/events',
           key,
-          { id, type, payload: { id, at: Date.now() } },
+          { ...(this.heraldNamesEvents ? {} : { id }), type, payload: { id, at: Date.now() } },
           [202],
         );
+        if (this.heraldNamesEvents && r?.eventId) heraldNamed.set(id, r.eventId);
         return {
           at: performance.timeOrigin + performance.now(),
           deliveryIds: (r?.deliveries ?? []).map((d) => d.id),

@@ -1,5 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { Arrivals } from './event-names.js';
 
 /** What one path answers; the bench flips a path from failing to healthy mid-run. */
 export type PathMode = { status: number; retryAfter?: string; delayMs?: number };
@@ -10,13 +11,13 @@ export type PathMode = { status: number; retryAfter?: string; delayMs?: number }
  * (`idempotency-key`), nothing else.
  */
 export class BenchReceiver {
-  readonly firstArrival = new Map<string, number>();
+  readonly firstArrival = new Arrivals<number>();
   /** Successful receipts per delivery: more than one is a duplicate the log must explain. */
   readonly okReceipts = new Map<string, number>();
   readonly attemptsByDelivery = new Map<string, number>();
   readonly deliveriesByPath = new Map<string, Set<string>>();
   /** The delivery that brought each event first, to look a slow one up in Temporal. */
-  readonly firstDelivery = new Map<string, string>();
+  readonly firstDelivery = new Arrivals<string>();
   requests = 0;
   /** Requests being answered now, and the most at once (a slow path holds them). */
   inFlight = 0;

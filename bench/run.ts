@@ -98,6 +98,8 @@ const { values } = parseArgs({
     // Issue 19: against the production-shaped stack (Temporal on PostgreSQL, two workers,
     // one API; scripts/stack/stack.ts) instead of the embedded default.
     stack: { type: 'boolean', default: false },
+    // Issue 16 (4): publish without event ids, so Herald names each event (no record workflow).
+    'herald-names-events': { type: 'boolean', default: false },
     ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
   },
 });
@@ -134,6 +136,7 @@ async function main() {
         size.concurrency,
         values['herald-root'],
       );
+  herald.heraldNamesEvents = values['herald-names-events'];
   log(`starting ${herald.label}`);
   const startedAt = Date.now();
   await herald.start();
@@ -150,6 +153,7 @@ async function main() {
     heraldRoot: herald instanceof BenchHerald ? herald.root : undefined,
     heraldCommit: commitOf(herald instanceof BenchHerald ? herald.root : '.'),
     startSeconds: Number(startSeconds.toFixed(1)),
+    heraldNamesEvents: herald.heraldNamesEvents,
     sizes: size,
     machine: {
       cores: cpus().length,
