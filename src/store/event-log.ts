@@ -33,25 +33,26 @@ export async function listEvents(
   o: { type?: string; limit: number },
 ): Promise<EventRow[]> {
   const query = and(EVENT_ROWS, eq(SA_TENANT, tenantId), o.type && eq(SA_EVENT_TYPE, o.type), NOT_CONTINUED);
-  const seen = new Set<string>();
-  const rows = await newestFirst(
-    (q, cap) => eventRows(client, q, cap),
-    query,
-    o.limit,
-    {},
-    async (chunk) => chunk.filter((r) => !seen.has(r.id) && !!seen.add(r.id)),
-  );
+  const rows = await newestFirst((q, cap) => eventRows(client, q, cap), query, o.limit);
   return rows.map((r) => ({ eventId: r.id, type: r.type, createdAt: new Date(r.startMs).toISOString() }));
 }
 
+/**
+ * One row per event in the window: every run of a reopened delivery has its event's id and
+ * creation, so its rows fall in the same windows and one stands for all.
+ */
 async function eventRows(client: Client, query: string, cap: number) {
   const out: Array<Started & { type: string }> = [];
+  const seen = new Set<string>();
   for await (const wf of client.workflow.list({ query, pageSize: Math.min(1000, cap) })) {
+    const id = wf.typedSearchAttributes.get(SA_EVENT_ID) ?? '';
+    if (seen.has(id)) continue;
+    seen.add(id);
     // A record workflow is started as its event is accepted; a delivery keeps its event's
     // acceptance in HeraldCreatedAt through every reopen.
     const created = wf.typedSearchAttributes.get(SA_CREATED_AT) ?? wf.startTime;
     out.push({
-      id: wf.typedSearchAttributes.get(SA_EVENT_ID) ?? '',
+      id,
       startMs: created.getTime(),
       type: wf.typedSearchAttributes.get(SA_EVENT_TYPE) ?? '',
     });
