@@ -110,7 +110,8 @@ export abstract class HeraldTarget {
     // A 503 says "retry the request": a well-behaved publisher sends the same id again.
     for (let attempt = 1; ; attempt++) {
       try {
-        // A retry of a publish Herald names is a new event: a 503 before the 202 leaves none.
+        // A retry of a publish Herald names is a new event: what a failed first try started
+        // arrives under an id no scenario looks up.
         const r = await this.call<{ eventId?: string; deliveries?: Array<{ id: string }> }>(
           'POST',
           '/v1/events',

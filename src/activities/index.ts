@@ -87,7 +87,7 @@ export function createActivities(deps: ActivityDeps) {
     // Inbound forwards are left out: they run as forward workflows, which a reactivation
     // does not wake (wakeTenantDeliveries), so a deferral would hold them for the full hour.
     const deferral = (await deps.gate?.(req)) ?? (req.target?.forward ? undefined : await tenantGate?.(req));
-    if (deferral) return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, deferral, notSent: true };
+    if (deferral) return { ...notSentNow(), deferral };
     if (req.target) return send({ ...req, target: req.target });
 
     if (!cache || !deps.client) throw new Error('endpoint-bound deliveries need a Temporal client in the worker');
@@ -95,7 +95,7 @@ export function createActivities(deps: ActivityDeps) {
     if (req.drainTurn || req.freshRead) cache.invalidate(req.endpointId);
     let snap = await cache.get(req.endpointId);
     if (snap.deleted)
-      return { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, drop: { code: 'endpoint_disabled', endAs: 'dead' } };
+      return { ...notSentNow(), drop: { code: 'endpoint_disabled', endAs: 'dead' } };
     // Issue 14.15: an unverified endpoint (verification `challenge`) is sent nothing, under
     // every preset: `failed`, no attempt (R-STATUS). While its first challenge is out the
     // delivery waits instead (a deferral, woken when the answer comes).
@@ -107,7 +107,7 @@ export function createActivities(deps: ActivityDeps) {
       verified = verificationGate(snap.verification);
     }
     if (verified.kind !== 'send') {
-      const notSent = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health } as const;
+      const notSent = { ...notSentNow(), health: snap.health };
       return verified.kind === 'drop'
         ? { ...notSent, drop: { code: verified.code, endAs: verified.endAs } }
         : { ...notSent, deferral: { code: verified.code, retryInMs: verified.retryInMs } };
@@ -125,7 +125,7 @@ export function createActivities(deps: ActivityDeps) {
       snap = { ...snap, health };
       decision = sendDecision(snap.preset, health, decideAt(), opts);
     }
-    const base = { startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true, health: snap.health };
+    const base = { ...notSentNow(), health: snap.health };
     if (decision.kind === 'defer') return { ...base, deferral: { code: decision.code, retryInMs: decision.retryInMs } };
     if (decision.kind === 'drop') return { ...base, drop: { code: decision.code, endAs: decision.endAs } };
     // Issue 17: the tenant is already cached (the subscription gate read it): no extra round trip.

@@ -75,9 +75,9 @@ const overflowed = <D extends Pick<DeliveryInput, 'deadLetterOnArrival'>>(ds: re
  * R-IDEMP, R-FILTER, R-DT-HEALTH: publishes one event to the tenant's matching endpoints.
  *
  * The record, when the event has one (`recordedByItsDeliveries`), comes first: its
- * REJECT_DUPLICATE start decides which request owns the event id, so a repeat never starts deliveries of its own; it answers with the first request's
- * record and starts that request's deliveries again (a no-op unless the first died half way
- * through its fan-out). Each endpoint's delivery takes that endpoint's preset and policy,
+ * REJECT_DUPLICATE start decides which request owns the event id, so a repeat never starts
+ * deliveries of its own; it answers with the first request's record and starts that
+ * request's deliveries again (a no-op unless the first died half way through its fan-out). Each endpoint's delivery takes that endpoint's preset and policy,
  * its event-type filter and its health admission (Dong Tien's hold cap included).
  */
 export async function publishEvent(
@@ -170,16 +170,8 @@ export async function publishEvent(
   const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
     Promise.all(overflowed(ds).map((d) => store.reportHoldFull(d.endpointId, now.getTime())));
 
-  if (recordedByItsDeliveries(req, deliveries, skipped)) {
-    await reportOverflows(deliveries);
-    // The one that stands as the record goes first: a publish that fails half way (503)
-    // leaves no started delivery whose event the list cannot find.
-    const [record, ...rest] = deliveries;
-    await store.startDeliveries([{ ...record!, eventRecord: true }]);
-    if (rest.length > 0) await store.startDeliveries(rest);
-    return published(eventRecordOf(input));
-  }
-  if (!(await store.startEventRecord(input))) {
+  const recordless = recordedByItsDeliveries(req, deliveries, skipped);
+  if (!recordless && !(await store.startEventRecord(input))) {
     const first = await store.eventRecord(tenantId, eventId);
     const again = first.started ?? [];
     await reportOverflows(again);
@@ -187,7 +179,13 @@ export async function publishEvent(
     await store.startDeliveries(again.map((d) => ({ ...d, event: d.event ?? envelope })));
     return published(first);
   }
-  await reportOverflows(input.deliveries);
-  await store.startDeliveries(deliveries);
+  await reportOverflows(deliveries);
+  if (recordless) {
+    // The one that stands as the record goes first: a publish that fails half way (503)
+    // leaves no started delivery whose event the list cannot find.
+    const [record, ...rest] = deliveries;
+    await store.startDeliveries([{ ...record!, eventRecord: true }]);
+    if (rest.length > 0) await store.startDeliveries(rest);
+  } else await store.startDeliveries(deliveries);
   return published(eventRecordOf(input));
 }

@@ -1,3 +1,4 @@
+import { expect } from 'vitest';
 import type { createApp } from '../../src/api/app.js';
 
 type App = ReturnType<typeof createApp>;
@@ -42,4 +43,12 @@ export async function newTenant(
 /** The same over real HTTP, for a running service. */
 export function httpApp(baseUrl: string) {
   return { request: (path: string, init?: RequestInit) => fetch(`${baseUrl}${path}`, init) };
+}
+
+/** The response's JSON body once its status is `status` (the body is the failure message if not). */
+export async function jsonOf<T>(res: Response | Promise<Response>, status: number): Promise<T> {
+  const r = await res;
+  const text = await r.text();
+  expect(r.status, text).toBe(status);
+  return JSON.parse(text) as T;
 }

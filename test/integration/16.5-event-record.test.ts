@@ -7,7 +7,7 @@ import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { eventWorkflowId } from '../../src/store/events.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -27,15 +27,9 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
   const receiver = new Receiver();
   const statusFor = new Map<string, number>();
 
-  const json = async <T>(res: Response | Promise<Response>, status: number): Promise<T> => {
-    const r = await res;
-    const text = await r.text();
-    expect(r.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  };
   const endpoint = async (t: TenantSession, path: string, preset = 'standard', policy?: object) =>
     (
-      await json<{ endpoint: { endpointId: string } }>(
+      await jsonOf<{ endpoint: { endpointId: string } }>(
         t.call('POST', '/v1/endpoints', {
           url: `${base}${path}`,
           preset,
@@ -46,7 +40,7 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
       )
     ).endpoint.endpointId;
   const publish = (t: TenantSession, body: object, headers?: Record<string, string>) =>
-    json<Published>(t.call('POST', '/v1/events', { type: 'order.created', ...body }, headers), 202);
+    jsonOf<Published>(t.call('POST', '/v1/events', { type: 'order.created', ...body }, headers), 202);
   const recordExists = async (t: TenantSession, eventId: string) =>
     w.client.workflow
       .getHandle(eventWorkflowId(t.tenantId, eventId))
@@ -59,9 +53,9 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
         },
       );
   const events = async (t: TenantSession, q = '') =>
-    (await json<{ data: EventRow[] }>(t.call('GET', `/v1/events${q}`), 200)).data;
+    (await jsonOf<{ data: EventRow[] }>(t.call('GET', `/v1/events${q}`), 200)).data;
   const status = async (t: TenantSession, id: string) =>
-    (await json<Delivery>(t.call('GET', `/v1/deliveries/${id}`), 200)).status;
+    (await jsonOf<Delivery>(t.call('GET', `/v1/deliveries/${id}`), 200)).status;
   const settled = (t: TenantSession, id: string, want = 'succeeded') =>
     expect.poll(() => status(t, id), { timeout: 60_000, interval: 300 }).toBe(want);
 
@@ -94,7 +88,7 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
     expect(await events(t, '?type=order.created')).toHaveLength(1);
     expect(await events(t, '?type=order.other')).toEqual([]);
 
-    const ev = await json<Event>(t.call('GET', `/v1/events/${p.eventId}`), 200);
+    const ev = await jsonOf<Event>(t.call('GET', `/v1/events/${p.eventId}`), 200);
     expect(ev).toMatchObject({ eventId: p.eventId, type: 'order.created', payload: { n: 'no-record' } });
     expect(ev.skipped).toEqual([]);
     expect(ev.deliveries.map((d) => d.id).sort()).toEqual(p.deliveries.map((d) => d.id).sort());
@@ -133,12 +127,12 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
 
     const live = await endpoint(t, '/live');
     const paused = await endpoint(t, '/paused', 'smengo');
-    await json(t.call('POST', `/v1/endpoints/${paused}/pause`), 200);
+    await jsonOf(t.call('POST', `/v1/endpoints/${paused}/pause`), 200);
     const some = await publish(t, { payload: { n: 'skip' } });
     expect(some.deliveries.map((d) => d.endpointId)).toEqual([live]);
     expect(some.skipped).toEqual([{ endpointId: paused, reason: 'endpoint_paused' }]);
     expect(await recordExists(t, some.eventId)).toBe(true);
-    const ev = await json<Event>(t.call('GET', `/v1/events/${some.eventId}`), 200);
+    const ev = await jsonOf<Event>(t.call('GET', `/v1/events/${some.eventId}`), 200);
     expect(ev.skipped).toEqual(some.skipped);
     await expect
       .poll(async () => (await events(t)).map((e) => e.eventId).sort(), { timeout: 15_000 })
@@ -156,7 +150,7 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
     const id = e1.deliveries[0]!.id;
     await settled(t, id, 'exhausted');
     statusFor.set('/order', 200);
-    await json(t.call('POST', `/v1/dead-letters/${id}/retry`), 202);
+    await jsonOf(t.call('POST', `/v1/dead-letters/${id}/retry`), 202);
     await settled(t, id);
 
     const want = [e3.eventId, e2.eventId, e1.eventId];
