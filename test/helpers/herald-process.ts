@@ -14,6 +14,10 @@ export class HeraldProcess {
     this.env.HERALD_CODEC_PORT ??= String(await freePort());
     // So is the metrics listener's (issue 20); a test that scrapes it sets its own.
     this.env.HERALD_METRICS_PORT ??= '0';
+    // The embedded server's HTTP and metrics ports default to its frontend port + 10 and + 11,
+    // which another test's process may hold on a busy machine.
+    this.env.HERALD_TEMPORAL_HTTP_PORT ??= String(await freePort());
+    this.env.HERALD_TEMPORAL_METRICS_PORT ??= String(await freePort());
     const env: Record<string, string | undefined> = { ...process.env, ...this.env };
     delete env.TEMPORAL_ADDRESS;
     this.output = '';

@@ -31,13 +31,7 @@ describe('18 tenant portal in a real browser', () => {
   const gone = new Set<string>();
 
   beforeAll(async () => {
-    const [apiPort, temporalPort, uiPort, httpPort, metricsPort] = [
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-      await freePort(),
-    ];
+    const [apiPort, temporalPort, uiPort] = [await freePort(), await freePort(), await freePort()];
     api = `http://127.0.0.1:${apiPort}`;
     receiver.respondWith((req, _i, res) => {
       const path = req.path.split('?')[0]!;
@@ -51,9 +45,6 @@ describe('18 tenant portal in a real browser', () => {
       HERALD_API_PORT: String(apiPort),
       HERALD_TEMPORAL_PORT: String(temporalPort),
       HERALD_TEMPORAL_UI_PORT: String(uiPort),
-      // Free ones, not the frontend port + 10 and + 11, which may be taken on a busy machine.
-      HERALD_TEMPORAL_HTTP_PORT: String(httpPort),
-      HERALD_TEMPORAL_METRICS_PORT: String(metricsPort),
       HERALD_TASK_QUEUE: 'herald',
       HERALD_OPERATOR_KEY: TEST_OPERATOR_KEY,
       // Other suites' processes run beside this one: no fixed metrics port.
