@@ -47,8 +47,6 @@ describe('18 tenant portal in a real browser', () => {
       HERALD_TEMPORAL_UI_PORT: String(uiPort),
       HERALD_TASK_QUEUE: 'herald',
       HERALD_OPERATOR_KEY: TEST_OPERATOR_KEY,
-      // Other suites' processes run beside this one: no fixed metrics port.
-      HERALD_METRICS_PORT: '0',
     });
     [hook, browser] = await Promise.all([receiver.start(), launchChromium(), herald.start(api)]).then(
       ([h, br]) => [h, br] as const,
