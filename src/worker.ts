@@ -24,9 +24,14 @@ import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
 import { inlineSlotsFor } from './activities/inline-slots.js';
 import { SendShare, shareLimit } from './policy/flow-share.js';
-import { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES, prebuiltBundle } from './workflow-bundle.js';
+import {
+  WORKFLOWS_PATH,
+  WORKFLOW_INTERCEPTOR_MODULES,
+  WORKFLOW_PRELOAD_MODULES,
+  prebuiltBundle,
+} from './workflow-bundle.js';
 
-export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES };
+export { WORKFLOWS_PATH, WORKFLOW_INTERCEPTOR_MODULES, WORKFLOW_PRELOAD_MODULES };
 
 export interface HeraldWorkerOptions {
   connection: NativeConnection;
@@ -99,7 +104,9 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     connection: opts.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: settingsFrom(config).taskQueue,
-    ...(workflowBundle ? { workflowBundle } : { workflowsPath: WORKFLOWS_PATH }),
+    ...(workflowBundle
+      ? { workflowBundle }
+      : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES } }),
     activities,
     dataConverter: dataConverterFor(config),
     maxCachedWorkflows: config.HERALD_WORKER_MAX_CACHED_WORKFLOWS,

@@ -14,6 +14,37 @@ export const WORKFLOW_INTERCEPTOR_MODULES = [
   fileURLToPath(new URL('./observability/workflow-interceptors.ts', import.meta.url)),
 ];
 
+/**
+ * Issue 16: modules evaluated once per worker thread instead of once per workflow. The
+ * reusable V8 context gives each workflow a module cache of its own, so every module a
+ * workflow imports runs its top level again for each delivery (presets, schedules, health
+ * rules: about a tenth of the workflow thread's time, BENCHMARKS.md). These are pure rule
+ * modules: no workflow API, no state a workflow could leave behind (the SDK freezes what they
+ * export), and what they import comes along. `test/unit/workflow-preload.test.ts` keeps the
+ * list to modules that import no `@temporalio/workflow`.
+ */
+export const WORKFLOW_PRELOAD_MODULES = [
+  'health/engine.ts',
+  'health/reporting.ts',
+  'health/lifetime-end.ts',
+  'policy/next-step.ts',
+  'policy/attempt-result.ts',
+  'policy/inline-attempt.ts',
+  'policy/replay-window.ts',
+  'policy/apply-overrides.ts',
+  'policy/replay-quota.ts',
+  'flow/limiter.ts',
+  'flow/order.ts',
+  'shared/search-attributes.ts',
+  'shared/forward-attributes.ts',
+  'shared/health-memo.ts',
+  'shared/snapshot-memo.ts',
+  'shared/verification.ts',
+  'shared/fairness.ts',
+  'shared/event-types.ts',
+  'shared/names.ts',
+].map((m) => fileURLToPath(new URL(`./${m}`, import.meta.url)));
+
 type BundleLogger = Parameters<typeof bundleWorkflowCode>[0]['logger'];
 
 /**
@@ -28,6 +59,7 @@ export async function buildWorkflowBundle(logger?: BundleLogger): Promise<string
     workflowsPath: WORKFLOWS_PATH,
     workflowInterceptorModules: WORKFLOW_INTERCEPTOR_MODULES,
     failureConverterPath: FAILURE_CONVERTER_PATH,
+    preloadModules: WORKFLOW_PRELOAD_MODULES,
     logger,
   });
   return code;

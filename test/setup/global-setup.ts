@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
 import { ensureDevServer, ensureTestServer } from '../../scripts/ensure-servers.mjs';
 import { startDevServer, type DevServer } from '../../src/temporal/dev-server.js';
-import { WORKFLOWS_PATH } from '../../src/worker.js';
+import { WORKFLOWS_PATH, WORKFLOW_PRELOAD_MODULES } from '../../src/worker.js';
 import { FAILURE_CONVERTER_PATH } from '../../src/temporal/data-converter.js';
 import { freePort } from '../helpers/ports.js';
 
@@ -31,6 +31,7 @@ export default async function setup(project: TestProject) {
     bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
       failureConverterPath: FAILURE_CONVERTER_PATH,
+      preloadModules: WORKFLOW_PRELOAD_MODULES,
       logger: quietLogger,
     }),
   ]);
