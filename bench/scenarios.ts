@@ -3,6 +3,7 @@ import { standardWebhookHeaders } from '../src/signing/standard-webhooks.js';
 import type { HeraldTarget } from './herald.js';
 import { closedLoop, openLoop } from './load.js';
 import { BenchReceiver, nowMs } from './receiver.js';
+import { timeline } from './cost.js';
 import { percentile, round, summary } from './stats.js';
 
 export interface Ctx {
@@ -331,6 +332,32 @@ export async function slowNeighbour(
     );
     const lat = [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at));
     const s = summary(lat);
+    // When in the run the slowest fast deliveries were published ([s into the run, ms]).
+    ctx.log(
+      `slow: slowest fast: ${JSON.stringify(
+        [...acks]
+          .map(([i, at]) => [
+            round((at - t0) / 1000),
+            Math.round(ctx.receiver.firstArrival.get(fid(i))! - at),
+          ])
+          .sort((a, b) => b[1]! - a[1]!)
+          .slice(0, 40),
+      )}`,
+    );
+    for (const [i, at] of [...acks]
+      .sort(
+        (a, b) =>
+          ctx.receiver.firstArrival.get(fid(b[0]))! -
+          b[1] -
+          (ctx.receiver.firstArrival.get(fid(a[0]))! - a[1]),
+      )
+      .slice(0, 3)) {
+      const d = ctx.receiver.firstDelivery.get(fid(i));
+      if (d)
+        ctx.log(
+          `slow: fast ${d} acked ${round((at - t0) / 1000)} s, arrived +${Math.round(ctx.receiver.firstArrival.get(fid(i))! - at)} ms: ${JSON.stringify(await timeline(ctx.herald.temporalAddress, ctx.herald.namespace, d, at))}`,
+        );
+    }
     // Let the slow endpoint drain quickly, so its backlog does not weigh on the next scenario:
     // from now on it answers at once (requests already waiting still take their 10 s).
     const drainFrom = nowMs();
@@ -429,7 +456,10 @@ export async function spillOver(
     ctx.log(
       `spill ${name} slowest: ${JSON.stringify(
         [...acks]
-          .map(([i, at]) => [round((at - t0) / 1000), Math.round(ctx.receiver.firstArrival.get(fid(i))! - at)])
+          .map(([i, at]) => [
+            round((at - t0) / 1000),
+            Math.round(ctx.receiver.firstArrival.get(fid(i))! - at),
+          ])
           .sort((a, b) => b[1]! - a[1]!)
           .slice(0, 10),
       )}`,
