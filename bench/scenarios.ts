@@ -210,6 +210,26 @@ export async function fairness(ctx: Ctx, burst: number, quietCount: number) {
   };
 }
 
+/**
+ * The `n` slowest of `acks` (publish index -> acknowledged at), first-attempt arrival from
+ * the acknowledgement: [index, s after `t0` it was acknowledged, ms to arrive], slowest first.
+ */
+function slowestPublished(
+  ctx: Ctx,
+  acks: Map<number, number>,
+  id: (i: number) => string,
+  t0: number,
+  n: number,
+) {
+  return [...acks]
+    .map(
+      ([i, at]) =>
+        [i, round((at - t0) / 1000), Math.round(ctx.receiver.firstArrival.get(id(i))! - at)] as const,
+    )
+    .sort((a, b) => b[2] - a[2])
+    .slice(0, n);
+}
+
 /** (5) Many deliveries asleep in backoff while (3) runs again; memory and disk at the end. */
 export async function backlog(
   ctx: Ctx,
@@ -332,31 +352,15 @@ export async function slowNeighbour(
     );
     const lat = [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at));
     const s = summary(lat);
-    // When in the run the slowest fast deliveries were published ([s into the run, ms]).
-    ctx.log(
-      `slow: slowest fast: ${JSON.stringify(
-        [...acks]
-          .map(([i, at]) => [
-            round((at - t0) / 1000),
-            Math.round(ctx.receiver.firstArrival.get(fid(i))! - at),
-          ])
-          .sort((a, b) => b[1]! - a[1]!)
-          .slice(0, 40),
-      )}`,
-    );
-    for (const [i, at] of [...acks]
-      .sort(
-        (a, b) =>
-          ctx.receiver.firstArrival.get(fid(b[0]))! -
-          b[1] -
-          (ctx.receiver.firstArrival.get(fid(a[0]))! - a[1]),
-      )
-      .slice(0, 3)) {
+    // When in the run the slowest fast deliveries were published ([s into the run, ms]), and
+    // where the three slowest spent their time (their histories).
+    const slowest = slowestPublished(ctx, acks, fid, t0, 40);
+    ctx.log(`slow: slowest fast: ${JSON.stringify(slowest.map(([, sec, ms]) => [sec, ms]))}`);
+    for (const [i, sec, ms] of slowest.slice(0, 3)) {
       const d = ctx.receiver.firstDelivery.get(fid(i));
-      if (d)
-        ctx.log(
-          `slow: fast ${d} acked ${round((at - t0) / 1000)} s, arrived +${Math.round(ctx.receiver.firstArrival.get(fid(i))! - at)} ms: ${JSON.stringify(await timeline(ctx.herald.temporalAddress, ctx.herald.namespace, d, at))}`,
-        );
+      if (!d) continue;
+      const events = await timeline(ctx.herald.temporalAddress, ctx.herald.namespace, d, acks.get(i)!);
+      ctx.log(`slow: fast ${d} acked ${sec} s, arrived +${ms} ms: ${JSON.stringify(events)}`);
     }
     // Let the slow endpoint drain quickly, so its backlog does not weigh on the next scenario:
     // from now on it answers at once (requests already waiting still take their 10 s).
@@ -454,15 +458,7 @@ export async function spillOver(
     // When in the phase the slowest fast deliveries were published ([s into the phase, ms]):
     // a burst's cost shows at its start, a limit's over its whole length.
     ctx.log(
-      `spill ${name} slowest: ${JSON.stringify(
-        [...acks]
-          .map(([i, at]) => [
-            round((at - t0) / 1000),
-            Math.round(ctx.receiver.firstArrival.get(fid(i))! - at),
-          ])
-          .sort((a, b) => b[1]! - a[1]!)
-          .slice(0, 10),
-      )}`,
+      `spill ${name} slowest: ${JSON.stringify(slowestPublished(ctx, acks, fid, t0, 10).map(([, sec, ms]) => [sec, ms]))}`,
     );
     if (!limited) return { fast: fastLat, seconds: NaN, maxInOneSecond: NaN, inOrder: NaN };
     const arrivals = () =>

@@ -4,8 +4,9 @@ import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 
 const quiet = { info() {}, warn() {}, error() {}, debug() {}, trace() {}, log() {} };
 
-// The workflow sandbox evaluates every module of the bundle again for each workflow it
-// starts or replays, so a library in the bundle is paid for by every delivery. Profiling
+// The workflow sandbox evaluates every module of the bundle that is not preloaded
+// (WORKFLOW_PRELOAD_MODULES) again for each workflow it starts or replays, so a library in
+// the bundle is paid for by every delivery. Profiling
 // showed zod's schema construction was the largest CPU cost of a delivery (BENCHMARKS.md).
 describe('workflow bundle', () => {
   it('holds only Herald workflow code and the SDK: no zod, hono or other libraries', async () => {
