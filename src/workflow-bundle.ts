@@ -21,7 +21,7 @@ export const WORKFLOW_INTERCEPTOR_MODULES = [
  * rules: about a tenth of the workflow thread's time, BENCHMARKS.md). These are pure rule
  * modules: no workflow API, no state a workflow could leave behind (the SDK freezes what they
  * export), and what they import comes along. `test/unit/workflow-preload.test.ts` keeps the
- * list to modules that import no `@temporalio/workflow`.
+ * list to modules that import no workflow API and keep no state a workflow could change.
  */
 export const WORKFLOW_PRELOAD_MODULES = [
   'health/engine.ts',
