@@ -85,7 +85,8 @@ export function intakePacerFor(config: {
   HERALD_INTAKE_TARGET_UTILIZATION: number;
   HERALD_INTAKE_MAX_HOLD_MS: number;
 }): IntakePacer | undefined {
-  if (config.HERALD_INTAKE_TARGET_UTILIZATION >= 1 || config.HERALD_INTAKE_MAX_HOLD_MS === 0) return undefined;
+  if (config.HERALD_INTAKE_TARGET_UTILIZATION >= 1 || config.HERALD_INTAKE_MAX_HOLD_MS === 0)
+    return undefined;
   return new IntakePacer({
     targetUtilization: config.HERALD_INTAKE_TARGET_UTILIZATION,
     maxHoldMs: config.HERALD_INTAKE_MAX_HOLD_MS,
@@ -166,7 +167,12 @@ export class IntakePacer {
     this.admittedSinceSample = 0;
     this.sampledAt = now;
     const before = this.rate;
-    this.rate = nextAdmissionRate(this.rate, this.clock.utilization(), admittedPerSecond, this.pacing.targetUtilization);
+    this.rate = nextAdmissionRate(
+      this.rate,
+      this.clock.utilization(),
+      admittedPerSecond,
+      this.pacing.targetUtilization,
+    );
     // Pacing starts from an empty bucket: the sample that found the loop saturated already
     // admitted what the new rate allows.
     if (!Number.isFinite(before) && Number.isFinite(this.rate)) {
@@ -211,7 +217,9 @@ export class IntakePacer {
     this.cancelRelease = undefined;
     if (this.waiters > 0 && !this.closed) {
       const untilToken = Number.isFinite(this.rate) ? Math.ceil(((1 - this.tokens) * 1000) / this.rate) : 0;
-      const untilOverdue = Math.min(...[...this.waiting.values()].map((q) => q[0]!.since + this.pacing.maxHoldMs - now));
+      const untilOverdue = Math.min(
+        ...[...this.waiting.values()].map((q) => q[0]!.since + this.pacing.maxHoldMs - now),
+      );
       this.cancelRelease = this.clock.after(Math.max(1, Math.min(untilToken, untilOverdue)), () => {
         this.cancelRelease = undefined;
         this.release();
