@@ -1,23 +1,20 @@
-import { cpus } from 'node:os';
 import { performance } from 'node:perf_hooks';
 
 /**
- * Issue 16, R-SMENGO-FAIR: in `npm start` the API, the worker and the Temporal server share
- * one machine, the first two one event loop, and a burst of publishes takes them over. Each
- * publish is a workflow start; while a 1,500-event
+ * Issue 16, R-SMENGO-FAIR: in `npm start` the API and the worker share one event loop, and a
+ * burst of publishes takes it over. Each publish is a workflow start; while a 1,500-event
  * burst was accepted at about 175/s, the deliveries already accepted finished at about 6/s,
  * the quiet endpoints' among them (BENCHMARKS.md, session 19). Matching's fairness cannot
  * help a delivery whose worker has no time to poll for it.
  *
- * The pacer lets accepted deliveries go first. While the loop or the CPUs are busier than
- * the target,
+ * The pacer lets accepted deliveries go first. While the loop is busier than the target,
  * publishes are admitted at a rate that backs off from what was admitted and recovers while
  * there is room again; waiting publishes are released a tenant at a time in turn, so one
  * tenant's burst does not hold another's publish behind all of its own. None waits longer
  * than `maxHoldMs`, and none is refused: the pacer only delays, it never loses.
  */
 export interface IntakePacing {
-  /** Utilization (0-1) of the event loop or the CPUs above which publishes are paced. */
+  /** Event-loop utilization (0-1) above which publishes are paced. */
   targetUtilization: number;
   /** The longest a publish waits before it is admitted anyway. */
   maxHoldMs: number;
@@ -59,37 +56,22 @@ export interface PacerClock {
   after(ms: number, fn: () => void): () => void;
 }
 
-/** All cores' idle and total time since boot, in ms. */
-function cpuTimes() {
-  let idle = 0;
-  let total = 0;
-  for (const c of cpus()) {
-    idle += c.times.idle;
-    total += c.times.idle + c.times.user + c.times.nice + c.times.sys + c.times.irq;
-  }
-  return { idle, total };
-}
-
 /**
- * The busier of this thread's event loop and the machine's CPUs. The loop alone misses most of
- * it: the embedded Temporal server is a process of its own on the same cores, and while a
- * burst's starts kept both cores busy the loop read about 0.8 and the quiet endpoints' p99
- * stayed at 5-9 s; with the CPUs read too it was 0.2 s (BENCHMARKS.md, session 19). The loop
- * still counts on a machine with many cores, where one saturated thread is a small share.
+ * This thread's event loop, read with `performance.eventLoopUtilization`. The machine's CPUs
+ * were tried as well (the embedded Temporal server shares them): the quiet endpoints' p99 fell
+ * to 0.2-0.5 s from the acknowledgement, but pacing at 80% of the CPUs left a fifth of them
+ * idle, throughput fell to 0.84x, and the fast endpoints of (7) waited 15-22 s to be admitted
+ * (BENCHMARKS.md, session 19).
  */
 export function processClock(): PacerClock {
   let last = performance.eventLoopUtilization();
-  let lastCpu = cpuTimes();
   return {
     now: () => Date.now(),
     utilization() {
       const current = performance.eventLoopUtilization();
       const u = performance.eventLoopUtilization(current, last).utilization;
       last = current;
-      const cpu = cpuTimes();
-      const busy = 1 - (cpu.idle - lastCpu.idle) / Math.max(1, cpu.total - lastCpu.total);
-      lastCpu = cpu;
-      return Math.max(u, busy);
+      return u;
     },
     after(ms, fn) {
       const t = setTimeout(fn, ms);

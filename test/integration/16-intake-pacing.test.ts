@@ -1,8 +1,9 @@
+import { serve, type ServerType } from '@hono/node-server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { IntakePacer, PACE_SAMPLE_MS, processClock } from '../../src/api/intake-pacer.js';
 import { heraldMetrics } from '../../src/observability/metrics.js';
-import { jsonOf, newTenant } from '../helpers/api.js';
+import { httpApp, jsonOf, newTenant } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -40,7 +41,9 @@ describe('issue 16: publishes wait while the event loop the worker shares is sat
   beforeAll(async () => {
     [w, base] = await Promise.all([startDevWorker(), receiver.start()]);
   });
+  const servers: ServerType[] = [];
   afterAll(async () => {
+    for (const server of servers) await new Promise<void>((resolve) => server.close(() => resolve()));
     for (const p of pacers) p.close();
     await receiver.stop();
     await w?.stop();
@@ -90,5 +93,37 @@ describe('issue 16: publishes wait while the event loop the worker shares is sat
     const refused = await t.call('POST', '/v1/events', { type: 'paced.created', payload: {} });
     expect(refused.status).toBe(429);
     expect(Date.now() - started).toBeLessThan(HOLD_MS);
+  });
+
+  it('R-IDEMP: a publisher that gives up while its publish waits publishes nothing by it (its retry is the only one)', async () => {
+    const app = createApp({ client: w.client, config: w.config, intakePacer: saturatedPacer() });
+    const base = await new Promise<string>((resolve) => {
+      servers.push(
+        serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 }, (info) =>
+          resolve(`http://127.0.0.1:${info.port}`),
+        ),
+      );
+    });
+    const t = await newTenant(httpApp(base), 'Paced and impatient');
+    await new Promise((r) => setTimeout(r, PACE_SAMPLE_MS * 2));
+    // A few ahead of it take the paced turns (5 a second), so it waits.
+    const ahead = Array.from({ length: 4 }, (_, i) =>
+      t.call('POST', '/v1/events', { id: `ahead_${i}`, type: 'impatient.created', payload: { i } }),
+    );
+    const gaveUp = await fetch(`${base}/v1/events`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ id: 'gave_up', type: 'impatient.created', payload: {} }),
+      signal: AbortSignal.timeout(100),
+    }).then(
+      () => 'answered',
+      () => 'aborted',
+    );
+    expect(gaveUp).toBe('aborted');
+    expect((await Promise.all(ahead)).map((r) => r.status)).toEqual([202, 202, 202, 202]);
+    // Past its hold the waiting publish was let go, saw its client gone, and started nothing.
+    await new Promise((r) => setTimeout(r, HOLD_MS + 500));
+    expect((await t.call('GET', '/v1/events/ahead_0')).status).toBe(200);
+    expect((await t.call('GET', '/v1/events/gave_up')).status).toBe(404);
   });
 });

@@ -78,7 +78,18 @@ export function eventsRouter(deps: {
     // Issue 16: a publish over the tenant's rate was refused above without waiting; one
     // within it waits here while the worker sharing this event loop catches up.
     const held = deps.intakePacer?.admit(c.get('tenantId'));
-    if (held) heraldMetrics.publishHold.observe((await held) / 1000);
+    if (held) {
+      heraldMetrics.publishHold.observe((await held) / 1000);
+      // A publisher that gave up while it waited will publish again: starting this one too
+      // would deliver an event Herald names twice.
+      if (c.req.raw.signal.aborted)
+        return problem(
+          c,
+          408,
+          'client_closed',
+          'The client closed the request while it waited to be admitted',
+        );
+    }
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > MAX_EVENT_BYTES)
       fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
