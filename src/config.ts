@@ -98,12 +98,6 @@ export const configSchema = z.object({
   // over it, 429 rate_limited with Retry-After. Far above what the benchmarks publish (~60/s).
   HERALD_PUBLISH_RATE_PER_SECOND: z.coerce.number().positive().default(1000),
   HERALD_PUBLISH_BURST: z.coerce.number().int().min(1).default(2000),
-  // Issue 16, R-SMENGO-FAIR: where the API and the worker share a process (`npm start`),
-  // publishes wait while its event loop is busier than this, so the deliveries it already
-  // accepted go first (src/api/intake-pacer.ts); 1: never paced.
-  HERALD_INTAKE_TARGET_UTILIZATION: z.coerce.number().gt(0).max(1).default(0.8),
-  // The longest a paced publish waits before it is admitted anyway; 0: never paced.
-  HERALD_INTAKE_MAX_HOLD_MS: z.coerce.number().int().min(0).max(30_000).default(5_000),
   // Issue 13.6: requests to one inbound source (POST /in/{id}), a token bucket per API
   // process; over it, 429 rate_limited with Retry-After. Each request fans out to up to 20
   // destinations; the ingest benchmark sends 200/s to one source.

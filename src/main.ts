@@ -7,7 +7,6 @@ import { NativeConnection } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
 import { findTemporalCli } from './temporal/cli-path.js';
 import { startApi } from './api/server.js';
-import { intakePacerFor } from './api/intake-pacer.js';
 import { ConfigError, loadConfig, withDevDefaults } from './config.js';
 import { startDevServer, type DevServer } from './temporal/dev-server.js';
 import { connectClient } from './temporal/connect.js';
@@ -132,9 +131,7 @@ async function main() {
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: dataConverterFor(config),
   });
-  // Issue 16: the API and the worker share this event loop; publishes yield to deliveries.
-  const intakePacer = intakePacerFor(config);
-  const api = startApi(apiClient, config, { eagerStart: true, intakePacer });
+  const api = startApi(apiClient, config, { eagerStart: true });
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);
   log(
     config.HERALD_PORTAL_SECRET
@@ -156,7 +153,6 @@ async function main() {
     if (stopping) return;
     stopping = true;
     log(`${signal}: stopping API, worker and Temporal`);
-    intakePacer?.close();
     await api.close();
     await codecServer?.close();
     await observability?.close();

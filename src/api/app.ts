@@ -23,7 +23,6 @@ import { transformationsRouter } from './routes/transformations.handlers.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
 import type { Transformer } from '../transform/send.js';
 import type { Resolver } from '../activities/http-sender.js';
-import type { IntakePacer } from './intake-pacer.js';
 import { docsRouter } from '../portal/docs.js';
 import { UsedLinks, portalLinksRouter } from '../portal/links-route.js';
 import { portalRouter } from '../portal/portal.js';
@@ -37,11 +36,6 @@ export interface AppDeps {
    * be started eagerly (their first workflow task comes back with the start response).
    */
   eagerStart?: boolean;
-  /**
-   * Issue 16: publishes yield to the deliveries of the worker that shares this process's
-   * event loop (`npm start`); absent, publishes are never held.
-   */
-  intakePacer?: IntakePacer;
   /** R-RH-TRANSFORM: evaluates dry runs and the forward log; by default a pool of its own, started on first use. */
   sandbox?: Transformer;
   /** Issue 14.9: resolves endpoint hosts at save time; the sender's resolver by default. */

@@ -6,24 +6,14 @@ import { connectClient } from '../temporal/connect.js';
 import { assertHistoryEncrypted, dataConverterFor } from '../temporal/data-converter.js';
 import { createApp } from './app.js';
 import { startCodecServer } from './codec-server.js';
-import type { IntakePacer } from './intake-pacer.js';
 import { tracedClient } from '../observability/tracing.js';
 import { configureObservability, openObservabilityListener } from '../observability/process.js';
 import { temporalReachable } from '../observability/readiness.js';
 import { errorFields, log } from '../observability/log.js';
 
-export function startApi(
-  client: Client,
-  config: Config,
-  opts: { eagerStart?: boolean; intakePacer?: IntakePacer } = {},
-) {
+export function startApi(client: Client, config: Config, opts: { eagerStart?: boolean } = {}) {
   // Issue 20: with tracing on, every workflow a request starts joins the request's trace.
-  const app = createApp({
-    client: tracedClient(client, config),
-    config,
-    eagerStart: opts.eagerStart,
-    intakePacer: opts.intakePacer,
-  });
+  const app = createApp({ client: tracedClient(client, config), config, eagerStart: opts.eagerStart });
   const server = serve({ fetch: app.fetch, hostname: config.HERALD_API_HOST, port: config.HERALD_API_PORT });
   return {
     server,

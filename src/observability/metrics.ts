@@ -77,12 +77,6 @@ export class HeraldMetrics {
     buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 1.5],
     registers: [this.registry],
   });
-  readonly publishHold = new Histogram({
-    name: 'herald_publish_hold_seconds',
-    help: 'Time a publish waited for the worker sharing its process to catch up (only publishes that waited)',
-    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
   readonly notices = new Counter({
     name: 'herald_notices_total',
     help: 'Health notices by channel (email, webhook) and result (sent, failed)',

@@ -9,9 +9,7 @@ import { temporalPublishStore } from '../../store/events.js';
 import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
 import { fail, problem } from '../problem.js';
-import type { IntakePacer } from '../intake-pacer.js';
 import { TokenBuckets } from '../rate-limit.js';
-import { heraldMetrics } from '../../observability/metrics.js';
 import { orProblem } from '../refusal-problem.js';
 import * as routes from './events.routes.js';
 import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from './events.routes.js';
@@ -39,7 +37,6 @@ export function eventsRouter(deps: {
   config: Config;
   directory: Directory;
   eagerStart?: boolean;
-  intakePacer?: IntakePacer;
 }) {
   const app = router<TenantEnv>();
   const { client, config, directory } = deps;
@@ -74,21 +71,6 @@ export function eventsRouter(deps: {
       );
       res.headers.set('retry-after', String(seconds));
       return res;
-    }
-    // Issue 16: a publish over the tenant's rate was refused above without waiting; one
-    // within it waits here while the worker sharing this event loop catches up.
-    const held = deps.intakePacer?.admit(c.get('tenantId'));
-    if (held) {
-      heraldMetrics.publishHold.observe((await held) / 1000);
-      // A publisher that gave up while it waited will publish again: starting this one too
-      // would deliver an event Herald names twice.
-      if (c.req.raw.signal.aborted)
-        return problem(
-          c,
-          408,
-          'client_closed',
-          'The client closed the request while it waited to be admitted',
-        );
     }
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > MAX_EVENT_BYTES)

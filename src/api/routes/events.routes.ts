@@ -37,9 +37,6 @@ export const publishEvent = createRoute({
       content: { 'application/json': { schema: recordSchema } },
     },
     400: problemResponse('Invalid event; too_many_targets: more than HERALD_MAX_TARGETS_PER_PUBLISH'),
-    408: problemResponse(
-      'client_closed: the client closed the request while `npm start` held it for its worker to catch up; nothing was published',
-    ),
     413: problemResponse('Too large'),
     429: problemResponse("rate_limited: over the tenant's publish rate; see Retry-After"),
   },
