@@ -162,8 +162,9 @@ export async function fairness(ctx: Ctx, burst: number, quietCount: number) {
     for (let i = 0; i < burst; i++) if (!ctx.receiver.firstArrival.has(bid(i))) return false;
     return true;
   };
-  // `sent`: when the publish was made. Issue 16's intake pacer may hold a publish before it
-  // is acknowledged, so the latency from the publish is reported beside the one from the ack.
+  // `sent`: when the publish was made. A change that holds publishes before their 202 (issue
+  // 16's intake pacer, session 19) moves the wait out of the latency from the 202, so the
+  // latency from the publish is reported beside it.
   const quietAcks: Array<{ id: string; at: number; sent: number }> = [];
   const quietLoop = (async () => {
     for (let tick = 0; !burstDone; tick++) {
@@ -363,7 +364,7 @@ export async function slowNeighbour(
     );
     const lat = [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at));
     const s = summary(lat);
-    // From the publish, the intake pacer's hold included (issue 16).
+    // From the publish: any wait before the 202 included (session 19).
     const e2e = summary(
       [...acks.keys()].map((i) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - sent.get(i)!)),
     );
