@@ -193,9 +193,9 @@ export async function fairness(ctx: Ctx, burst: number, quietCount: number) {
   );
   let last = 0;
   for (let i = 0; i < burst; i++) last = Math.max(last, ctx.receiver.firstArrival.get(bid(i))!);
-  const latOf = (q: { id: string; at: number }) => Math.max(0, ctx.receiver.firstArrival.get(q.id)! - q.at);
-  const fromPublish = (q: { id: string; sent: number }) =>
-    Math.max(0, ctx.receiver.firstArrival.get(q.id)! - q.sent);
+  const arrivedAfter = (id: string, from: number) => Math.max(0, ctx.receiver.firstArrival.get(id)! - from);
+  const latOf = (q: { id: string; at: number }) => arrivedAfter(q.id, q.at);
+  const fromPublish = (q: { id: string; sent: number }) => arrivedAfter(q.id, q.sent);
   const lat = quietAcks.map(latOf);
   // Where the tail is: quiet events acknowledged while the burst's publishes were still
   // arriving, against those after; and the slowest few, to read their histories.
@@ -362,12 +362,11 @@ export async function slowNeighbour(
       10 * 60_000,
       'the fast endpoints deliveries',
     );
-    const lat = [...acks].map(([i, at]) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - at));
-    const s = summary(lat);
+    const arrivedAfter = (i: number, from: number) =>
+      Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - from);
+    const s = summary([...acks].map(([i, at]) => arrivedAfter(i, at)));
     // From the publish: any wait before the 202 included (session 19).
-    const e2e = summary(
-      [...acks.keys()].map((i) => Math.max(0, ctx.receiver.firstArrival.get(fid(i))! - sent.get(i)!)),
-    );
+    const e2e = summary([...acks.keys()].map((i) => arrivedAfter(i, sent.get(i)!)));
     // When in the run the slowest fast deliveries were published ([s into the run, ms]), and
     // where the three slowest spent their time (their histories).
     const slowest = slowestPublished(ctx, acks, fid, t0, 40);
