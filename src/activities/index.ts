@@ -1,5 +1,7 @@
 import type { Client } from '@temporalio/client';
 import { sendDecision } from '../health/engine.js';
+import { successNeedsReadAfter } from '../health/reporting.js';
+import { readSendResult } from '../policy/attempt-result.js';
 import type { AttemptRequest, SendResult } from '../shared/delivery-types.js';
 import { claimProbeUpdate } from '../shared/endpoint-messages.js';
 import { EndpointSnapshotCache, healthAfterOutcome } from './endpoint-cache.js';
@@ -154,7 +156,10 @@ export function createActivities(deps: ActivityDeps) {
       }
     }
     // Issue 14.4: the delivery judges its outcome on the endpoint as it stands after it,
-    // not on the read before the send (see shouldReport).
+    // not on the read before the send (see shouldReport). Issue 16: a success under a preset
+    // that never reports one is judged the same on any state, so it goes without that read.
+    if (readSendResult(result).kind === 'delivered' && !successNeedsReadAfter(req.preset))
+      return { ...result, health: snap.health };
     return { ...result, health: await healthAfterOutcome(cache, req.endpointId, snap.health) };
   }
 

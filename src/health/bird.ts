@@ -89,5 +89,8 @@ export const birdHealth: PresetHealthRules = {
   // The streak's start is the 5-day clock; the failures in between are only counted.
   untracked: ['consecutiveFailures'],
 
+  // A success clears the degradation and stops the 5-day clock.
+  successNeverReported: false,
+
   nextWakeAt: () => undefined,
 };

@@ -152,6 +152,9 @@ export const dongtienHealth: PresetHealthRules = {
   // The count drives the suspension; the streak's start is only shown.
   untracked: ['streakStartedAt'],
 
+  // A success ends the count that suspends.
+  successNeverReported: false,
+
   nextWakeAt: holdEndsAt,
 };
 

@@ -134,5 +134,8 @@ export const railhookHealth: PresetHealthRules = {
   // The breaker keeps its own count (circuit.failures); the endpoint-wide one is only shown.
   untracked: ['consecutiveFailures', 'streakStartedAt'],
 
+  // A success resets the breaker's count (circuit.failures), which a rule reads.
+  successNeverReported: false,
+
   nextWakeAt: () => undefined,
 };

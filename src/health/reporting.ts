@@ -47,12 +47,22 @@ export function sameHealth(preset: PresetName, a: HealthState, b: HealthState): 
  * failure, and a success judged on the older, clean state would leave that streak
  * standing (issue 14.4). An outcome left out is then one that, at the moment of that
  * read, changed nothing, so the endpoint's health is the rule applied to every outcome.
+ * A success under a preset that never reports one needs no such read (successNeedsReadAfter).
  */
 export function shouldReport(preset: PresetName, seen: HealthState, input: HealthInput): boolean {
   if (!DELIVERY_OUTCOMES.has(input.kind)) return true;
   if (seen.unconfirmed) return true;
   const { state, effects } = applyHealth(preset, seen, input);
   return effects.length > 0 || !sameHealth(preset, seen, state);
+}
+
+/**
+ * Issue 16: whether judging a successful attempt needs the endpoint read after it (see
+ * shouldReport). Not under a preset whose successes are never reported: any state gives the
+ * same answer, and the read is a describe of the endpoint per delivery.
+ */
+export function successNeedsReadAfter(preset: PresetName): boolean {
+  return !HEALTH_RULES[preset].successNeverReported;
 }
 
 const REASON_TEXT: Readonly<Record<string, string>> = {

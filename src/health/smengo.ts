@@ -90,5 +90,8 @@ export const smengoHealth: PresetHealthRules = {
   // Smengo has no failure threshold: exhaustion and 410 are reported on their own.
   untracked: ['consecutiveFailures', 'streakStartedAt'],
 
+  // A success only clears that streak; recovering takes a test or a resume.
+  successNeverReported: true,
+
   nextWakeAt: () => undefined,
 };

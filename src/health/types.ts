@@ -173,6 +173,13 @@ export interface PresetHealthRules {
    * saves a signal per failed attempt; a field a rule reads must never be listed.
    */
   untracked: readonly UntrackedField[];
+  /**
+   * True when a successful attempt, from any state, changes no field a rule of this preset
+   * reads and has no effect. shouldReport is then false for every success whatever the
+   * endpoint's state, so the send activity does not read the endpoint after one (issue 16).
+   * A preset whose success can close a breaker, end a streak or recover must say false.
+   */
+  successNeverReported: boolean;
   /** When the endpoint workflow must send a `tick`, if time alone can change the state. */
   nextWakeAt(state: HealthState): number | undefined;
 }

@@ -13,7 +13,6 @@
 // effects it produced equal the preset's rule folded over the true sequence of outcomes
 // (every outcome, in the order they happened), reported or not.
 import fc from 'fast-check';
-import type { Client } from '@temporalio/client';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createActivities } from '../../../src/activities/index.js';
@@ -34,9 +33,9 @@ import { parseCidrList } from '../../../src/policy/address.js';
 import { classifyResponse } from '../../../src/policy/classify.js';
 import { resolvePolicy } from '../../../src/policy/policy.js';
 import type { AttemptRequest, SendResult } from '../../../src/shared/delivery-types.js';
-import { endpointSnapshotQuery } from '../../../src/shared/endpoint-messages.js';
 import type { EndpointSnapshot } from '../../../src/shared/endpoint-types.js';
 import { generateSecret } from '../../../src/signing/standard-webhooks.js';
+import { endpointOnlyClient } from '../../helpers/endpoint-client.js';
 import { Receiver } from '../../helpers/receiver.js';
 
 const T0 = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -128,22 +127,13 @@ class World {
       health: structuredClone(this.state),
       deleted: false,
     });
-    const client = {
-      workflow: {
-        getHandle: () => ({
-          query: async (q: { name: string }) => {
-            // The tenant's subscription query: no tenant workflow, so no deferral.
-            if (q.name !== endpointSnapshotQuery.name) throw new Error('no such workflow');
-            return snapshot();
-          },
-          // Railhook half-open: the endpoint hands out the single probe turn.
-          executeUpdate: async (_u: unknown, opts: { args: [{ deliveryId: string }] }) => {
-            this.input({ kind: 'probe_claim', at: this.clock, deliveryId: opts.args[0].deliveryId }, true);
-            return structuredClone(this.state);
-          },
-        }),
+    const client = endpointOnlyClient(snapshot, {
+      // Railhook half-open: the endpoint hands out the single probe turn.
+      executeUpdate: async (_u: unknown, opts: { args: [{ deliveryId: string }] }) => {
+        this.input({ kind: 'probe_claim', at: this.clock, deliveryId: opts.args[0].deliveryId }, true);
+        return structuredClone(this.state);
       },
-    } as unknown as Client;
+    });
     this.activities = createActivities({
       dispatchers,
       allowAddresses: parseCidrList(['127.0.0.1/32']),
