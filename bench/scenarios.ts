@@ -5,6 +5,8 @@ import { closedLoop, openLoop } from './load.js';
 import { BenchReceiver, nowMs } from './receiver.js';
 import { timeline } from './cost.js';
 import { percentile, round, summary } from './stats.js';
+import { readFrontendRequests } from './server-requests.js';
+import { actionsBetween } from './server-actions.js';
 
 export interface Ctx {
   herald: HeraldTarget;
@@ -79,6 +81,7 @@ export async function throughput(ctx: Ctx, events: number, n: number) {
     server: ctx.herald.serverCpuParts(),
     bench: process.cpuUsage(),
   };
+  const requests0 = await readFrontendRequests(ctx.herald.serverMetricsUrl, ctx.herald.namespace);
   const t0 = nowMs();
   await closedLoop(events, ctx.concurrency, (i) => ctx.herald.publish(ctx.key, id(i), eps[i % n]!.type));
   const published = nowMs();
@@ -98,6 +101,14 @@ export async function throughput(ctx: Ctx, events: number, n: number) {
   const server = ctx.herald.serverCpuParts();
   const parts = Object.keys(server);
   const serverSeconds = parts.reduce((sum, k) => sum + (server[k]! - cpu0.server[k]!), 0);
+  // Issue 16: the round trips Herald made per delivery, as the frontend counted them (reads of
+  // endpoint and tenant workflows are describes and queries; none of them is in a history).
+  const requests1 = requests0 && (await readFrontendRequests(ctx.herald.serverMetricsUrl, ctx.herald.namespace));
+  const requests = requests0 && requests1 ? actionsBetween(requests0, requests1) : undefined;
+  if (requests)
+    ctx.log(
+      `throughput: frontend requests per delivery ${JSON.stringify(Object.fromEntries(Object.entries(requests).map(([op, c]) => [op, round(c / events, 2)])))}`,
+    );
   return {
     cpuMsPerDeliveryHerald: perDelivery(ctx.herald.heraldCpuSeconds() - cpu0.herald),
     // The Temporal service: the dev server; on the stack, the server and PostgreSQL (both below).
@@ -114,6 +125,12 @@ export async function throughput(ctx: Ctx, events: number, n: number) {
     throughputDps: round(events / seconds),
     throughputSeconds: round(seconds),
     publishRps: round(events / ((published - t0) / 1000)),
+    ...(requests
+      ? {
+          describesPerDelivery: round((requests.DescribeWorkflowExecution ?? 0) / events, 2),
+          queriesPerDelivery: round((requests.QueryWorkflow ?? 0) / events, 2),
+        }
+      : {}),
   };
 }
 

@@ -6,6 +6,7 @@
  * Temporal's migration guide tells self-hosted users to estimate Cloud actions with. It sees
  * what a history does not hold: queries, and signals and updates sent from outside.
  */
+import { counterSamples } from './prom-text.js';
 
 /** One `action` sample per action type, summed over the other labels. */
 export type ActionCounts = Record<string, number>;
@@ -13,15 +14,10 @@ export type ActionCounts = Record<string, number>;
 /** Parses a Prometheus text exposition for the `action` counter (named `action` or `action_total`). */
 export function parseActionCounter(text: string, namespace: string): ActionCounts {
   const out: ActionCounts = {};
-  for (const line of text.split('\n')) {
-    const m = /^action(?:_total)?\{([^}]*)\}\s+([0-9.eE+-]+)/.exec(line);
-    if (!m) continue;
-    const labels = Object.fromEntries(
-      [...m[1]!.matchAll(/(\w+)="((?:[^"\\]|\\.)*)"/g)].map((l) => [l[1]!, l[2]!] as const),
-    );
+  for (const { labels, value } of counterSamples(text, 'action')) {
     if (labels.namespace !== undefined && labels.namespace !== namespace) continue;
     const type = labels.action_type ?? '?';
-    out[type] = (out[type] ?? 0) + Number(m[2]);
+    out[type] = (out[type] ?? 0) + value;
   }
   return out;
 }
