@@ -18,3 +18,30 @@ export function counterSamples(text: string, name: string): CounterSample[] {
   }
   return out;
 }
+
+/** Counter `name` summed by the value of `label` (`?` when absent), over the samples `keep` accepts. */
+export function sumByLabel(
+  text: string,
+  name: string,
+  label: string,
+  keep: (labels: Record<string, string>) => boolean,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const { labels, value } of counterSamples(text, name)) {
+    if (!keep(labels)) continue;
+    const key = labels[label] ?? '?';
+    out[key] = (out[key] ?? 0) + value;
+  }
+  return out;
+}
+
+/** A /metrics page's text, or undefined when it cannot be read (the bench goes on without it). */
+export async function fetchMetricsText(metricsUrl: string | undefined): Promise<string | undefined> {
+  if (!metricsUrl) return undefined;
+  try {
+    const res = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) });
+    return res.ok ? await res.text() : undefined;
+  } catch {
+    return undefined;
+  }
+}

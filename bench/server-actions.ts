@@ -6,32 +6,25 @@
  * Temporal's migration guide tells self-hosted users to estimate Cloud actions with. It sees
  * what a history does not hold: queries, and signals and updates sent from outside.
  */
-import { counterSamples } from './prom-text.js';
+import { fetchMetricsText, sumByLabel } from './prom-text.js';
 
 /** One `action` sample per action type, summed over the other labels. */
 export type ActionCounts = Record<string, number>;
 
 /** Parses a Prometheus text exposition for the `action` counter (named `action` or `action_total`). */
 export function parseActionCounter(text: string, namespace: string): ActionCounts {
-  const out: ActionCounts = {};
-  for (const { labels, value } of counterSamples(text, 'action')) {
-    if (labels.namespace !== undefined && labels.namespace !== namespace) continue;
-    const type = labels.action_type ?? '?';
-    out[type] = (out[type] ?? 0) + value;
-  }
-  return out;
+  return sumByLabel(
+    text,
+    'action',
+    'action_type',
+    (l) => l.namespace === undefined || l.namespace === namespace,
+  );
 }
 
 /** The server's `action` counter now, or undefined when its /metrics cannot be read. */
 export async function readServerActions(metricsUrl: string | undefined, namespace: string) {
-  if (!metricsUrl) return undefined;
-  try {
-    const res = await fetch(metricsUrl, { signal: AbortSignal.timeout(5000) });
-    if (!res.ok) return undefined;
-    return parseActionCounter(await res.text(), namespace);
-  } catch {
-    return undefined;
-  }
+  const text = await fetchMetricsText(metricsUrl);
+  return text === undefined ? undefined : parseActionCounter(text, namespace);
 }
 
 /** What was counted between two readings, by type (types that did not move are left out). */
