@@ -209,13 +209,13 @@ describe('docker-compose stack', () => {
       expect(build.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
       images.add(s.image);
       // The same heap cap as `npm start` (README: the worker's RSS under a backlog).
-      expect(words(s.command)).toEqual(['node', '--max-old-space-size=320', '--import', 'tsx', entry[name]]);
-      expect(pkg.scripts.start).toContain('tsx --max-old-space-size=320 src/main.ts');
+      expect(words(s.command)).toEqual(['node', '--max-old-space-size=320', '--single-threaded', '--import', 'tsx', entry[name]]);
+      expect(pkg.scripts.start).toContain('tsx --max-old-space-size=320 --single-threaded src/main.ts');
     }
     expect(images.size, 'one image for both').toBe(1);
     // The same entry points the npm scripts run, so the two cannot drift apart.
-    expect(pkg.scripts.worker).toBe('tsx --max-old-space-size=320 src/worker.ts');
-    expect(pkg.scripts.api).toBe('tsx --max-old-space-size=320 src/api/server.ts');
+    expect(pkg.scripts.worker).toBe('tsx --max-old-space-size=320 --single-threaded src/worker.ts');
+    expect(pkg.scripts.api).toBe('tsx --max-old-space-size=320 --single-threaded src/api/server.ts');
   });
 
   it('foundation: worker and API reach Temporal and get their secrets from the environment only', () => {
