@@ -1,4 +1,4 @@
-import type { MiddlewareHandler } from 'hono';
+import type { Context, MiddlewareHandler } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { MAX_EVENT_BYTES } from './routes/events.routes.js';
 import { MAX_INGEST_BODY_BYTES } from '../core/sources.js';
@@ -35,6 +35,12 @@ export function bodyLimitFor(path: string): number {
   return DEFAULT_BODY_LIMIT_BYTES;
 }
 
+function tooLarge(c: Context, maxSize: number) {
+  return problem(c, 413, 'payload_too_large', 'The request body is too large', `At most ${maxSize} bytes.`, {
+    maxBytes: maxSize,
+  });
+}
+
 /**
  * One streaming limit in front of every route. A declared Content-Length over the limit is
  * refused unread; a chunked body is counted as it arrives and refused as soon as it passes
@@ -45,25 +51,21 @@ export function requestBodyLimit(limitFor: (path: string) => number = bodyLimitF
   const byLimit = new Map<number, MiddlewareHandler>();
   const middlewareFor = (maxSize: number) => {
     let m = byLimit.get(maxSize);
-    if (!m)
-      byLimit.set(
-        maxSize,
-        (m = bodyLimit({
-          maxSize,
-          onError: (c) =>
-            problem(
-              c,
-              413,
-              'payload_too_large',
-              'The request body is too large',
-              `At most ${maxSize} bytes.`,
-              {
-                maxBytes: maxSize,
-              },
-            ),
-        })),
-      );
+    if (!m) byLimit.set(maxSize, (m = bodyLimit({ maxSize, onError: (c) => tooLarge(c, maxSize) })));
     return m;
   };
-  return (c, next) => middlewareFor(limitFor(c.req.path))(c, next);
+  return async (c, next) => {
+    const maxSize = limitFor(c.req.path);
+    // Issue 16: a declared length, or a method without a body, is judged from the request
+    // line and headers alone. Hono's middleware asks for the body stream first, and under
+    // @hono/node-server that builds a web Request over the Node request on every call, which
+    // a publish then read its body through. Without it the body is read straight from Node.
+    if (c.req.method === 'GET' || c.req.method === 'HEAD') return next();
+    const declared = c.req.header('content-length');
+    if (declared !== undefined && c.req.header('transfer-encoding') === undefined) {
+      if (Number.parseInt(declared, 10) > maxSize) return tooLarge(c, maxSize);
+      return next();
+    }
+    return middlewareFor(maxSize)(c, next);
+  };
 }

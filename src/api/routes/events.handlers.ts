@@ -75,7 +75,8 @@ export function eventsRouter(deps: {
     const declared = Number(c.req.header('content-length') ?? 0);
     if (declared > MAX_EVENT_BYTES)
       fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
-    const text = await c.req.raw.clone().text();
+    // Hono keeps the text for the JSON validator, which parses it rather than reading again.
+    const text = await c.req.text();
     if (Buffer.byteLength(text) > MAX_EVENT_BYTES)
       fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
     if (jsonDepth(text) > MAX_EVENT_DEPTH)
