@@ -7,7 +7,8 @@ import type { Ctx } from './scenarios.js';
 import { closedLoop } from './load.js';
 import { nowMs } from './receiver.js';
 import { round } from './stats.js';
-import { actionsBetween, billableActions, readServerActions } from './server-actions.js';
+import { countsBetween } from './prom-text.js';
+import { billableActions, readServerActions } from './server-actions.js';
 
 /** Seconds after the last arrival at which the server's action meter is read. */
 const SERVER_ACTIONS_SETTLE_SECONDS = 5;
@@ -275,7 +276,7 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
     const n = deliveryIds.length || 1;
     const d = perDelivery(delivery, n);
     const all = perDelivery(add(add(delivery, other), endpoint), n);
-    const meter = actionsBefore && actionsAfter ? actionsBetween(actionsBefore, actionsAfter) : undefined;
+    const meter = actionsBefore && actionsAfter ? countsBetween(actionsBefore, actionsAfter) : undefined;
     return {
       costDeliveries: deliveryIds.length,
       costDeliveryRuns: deliveryRuns,

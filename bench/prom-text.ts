@@ -45,3 +45,16 @@ export async function fetchMetricsText(metricsUrl: string | undefined): Promise<
     return undefined;
   }
 }
+
+/** What a counter counted between two readings, by key (keys that did not move are left out). */
+export function countsBetween(
+  before: Record<string, number>,
+  after: Record<string, number>,
+): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, n] of Object.entries(after)) {
+    const d = n - (before[key] ?? 0);
+    if (d > 0) out[key] = d;
+  }
+  return out;
+}

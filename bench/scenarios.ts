@@ -6,7 +6,7 @@ import { BenchReceiver, nowMs } from './receiver.js';
 import { timeline } from './cost.js';
 import { percentile, round, summary } from './stats.js';
 import { readFrontendRequests } from './server-requests.js';
-import { actionsBetween } from './server-actions.js';
+import { countsBetween } from './prom-text.js';
 
 export interface Ctx {
   herald: HeraldTarget;
@@ -103,8 +103,9 @@ export async function throughput(ctx: Ctx, events: number, n: number) {
   const serverSeconds = parts.reduce((sum, k) => sum + (server[k]! - cpu0.server[k]!), 0);
   // Issue 16: the round trips Herald made per delivery, as the frontend counted them (reads of
   // endpoint and tenant workflows are describes and queries; none of them is in a history).
-  const requests1 = requests0 && (await readFrontendRequests(ctx.herald.serverMetricsUrl, ctx.herald.namespace));
-  const requests = requests0 && requests1 ? actionsBetween(requests0, requests1) : undefined;
+  const requests1 =
+    requests0 && (await readFrontendRequests(ctx.herald.serverMetricsUrl, ctx.herald.namespace));
+  const requests = requests0 && requests1 ? countsBetween(requests0, requests1) : undefined;
   if (requests)
     ctx.log(
       `throughput: frontend requests per delivery ${JSON.stringify(Object.fromEntries(Object.entries(requests).map(([op, c]) => [op, round(c / events, 2)])))}`,

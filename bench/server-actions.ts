@@ -27,16 +27,6 @@ export async function readServerActions(metricsUrl: string | undefined, namespac
   return text === undefined ? undefined : parseActionCounter(text, namespace);
 }
 
-/** What was counted between two readings, by type (types that did not move are left out). */
-export function actionsBetween(before: ActionCounts, after: ActionCounts): ActionCounts {
-  const out: ActionCounts = {};
-  for (const [type, n] of Object.entries(after)) {
-    const d = n - (before[type] ?? 0);
-    if (d > 0) out[type] = d;
-  }
-  return out;
-}
-
 /**
  * The billable total of a delta. The server counts each marker command on its own and also
  * once per workflow task that has any (`command_BatchMarkers`); Cloud bills local activities

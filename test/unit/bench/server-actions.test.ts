@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actionsBetween, billableActions, parseActionCounter } from '../../../bench/server-actions.js';
+import { countsBetween } from '../../../bench/prom-text.js';
+import { billableActions, parseActionCounter } from '../../../bench/server-actions.js';
 
 const exposition = (n: { start: number; query: number; marker: number; batch: number; other?: number }) => `
 # HELP action action counter
@@ -27,7 +28,7 @@ describe('issue 16 (8): billable actions as the Temporal server counts them', ()
   it('counts what happened between two readings; markers are billed by the batch, queries are billed', () => {
     const before = parseActionCounter(exposition({ start: 4, query: 2, marker: 3, batch: 2 }), 'default');
     const after = parseActionCounter(exposition({ start: 10, query: 5, marker: 9, batch: 5 }), 'default');
-    const delta = actionsBetween(before, after);
+    const delta = countsBetween(before, after);
     expect(delta).toEqual({
       grpc_StartWorkflowExecution: 6,
       grpc_QueryWorkflow: 3,
@@ -38,7 +39,7 @@ describe('issue 16 (8): billable actions as the Temporal server counts them', ()
   });
 
   it('a counter first seen after the first reading counts from zero', () => {
-    expect(actionsBetween({}, { grpc_SignalWorkflowExecution: 2 })).toEqual({
+    expect(countsBetween({}, { grpc_SignalWorkflowExecution: 2 })).toEqual({
       grpc_SignalWorkflowExecution: 2,
     });
   });
