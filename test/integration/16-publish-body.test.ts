@@ -1,11 +1,8 @@
-import { serve, type ServerType } from '@hono/node-server';
-import { request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../src/api/app.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
-import { startDevWorker } from '../helpers/dev-worker.js';
+import type { TenantSession } from '../helpers/api.js';
+import { listeningApp, type ListeningApp } from '../helpers/listening-app.js';
 
 /**
  * Issue 16: the body limit judges a declared Content-Length from the headers, and a publish
@@ -55,24 +52,17 @@ function postInPieces(port: number, path: string, headers: Record<string, string
 }
 
 describe('16: a publish body with a declared length (real server)', () => {
-  let w: Awaited<ReturnType<typeof startDevWorker>>;
-  let server: ServerType;
+  let h: ListeningApp;
   let port: number;
   let t: TenantSession;
 
   beforeAll(async () => {
-    w = await startDevWorker();
-    const app = createApp({ client: w.client, config: w.config });
-    t = await newTenant(app, 'Publish Body Co');
-    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((r) => (server.listening ? r() : server.once('listening', () => r())));
-    port = (server.address() as AddressInfo).port;
+    h = await listeningApp('Publish Body Co');
+    ({ port, tenant: t } = h);
   });
 
   afterAll(async () => {
-    (server as Server | undefined)?.closeAllConnections();
-    await new Promise<void>((r) => server?.close(() => r()));
-    await w?.stop();
+    await h?.stop();
   });
 
   const headers = () => ({ authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' });
@@ -90,8 +80,7 @@ describe('16: a publish body with a declared length (real server)', () => {
     expect(res.status, JSON.stringify(res.json).slice(0, 300)).toBe(202);
     expect(res.json).toMatchObject({ eventId: id, type: 'body.pieces' });
 
-    const app = createApp({ client: w.client, config: w.config });
-    const read = await app.request(`/v1/events/${id}`, { headers: headers() });
+    const read = await h.app.request(`/v1/events/${id}`, { headers: headers() });
     expect(read.status).toBe(200);
     expect(((await read.json()) as { payload: unknown }).payload).toEqual(payload);
   });

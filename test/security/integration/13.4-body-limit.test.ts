@@ -1,11 +1,8 @@
-import { serve, type ServerType } from '@hono/node-server';
-import { request, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { request } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApp } from '../../../src/api/app.js';
-import { TEST_OPERATOR_KEY, newTenant, type TenantSession } from '../../helpers/api.js';
-import { startDevWorker } from '../../helpers/dev-worker.js';
+import { TEST_OPERATOR_KEY, type TenantSession } from '../../helpers/api.js';
+import { listeningApp, type ListeningApp } from '../../helpers/listening-app.js';
 
 /**
  * Issue 13.4: every route has a streaming body limit. A chunked body (no Content-Length)
@@ -79,24 +76,17 @@ function streamChunked(port: number, path: string, headers: Record<string, strin
 }
 
 describe('13.4 streaming body limit on every route (real server, chunked bodies)', () => {
-  let w: Awaited<ReturnType<typeof startDevWorker>>;
-  let server: ServerType;
+  let h: ListeningApp;
   let port: number;
   let t: TenantSession;
 
   beforeAll(async () => {
-    w = await startDevWorker();
-    const app = createApp({ client: w.client, config: w.config });
-    t = await newTenant(app, 'Body Limit Co');
-    server = serve({ fetch: app.fetch, hostname: '127.0.0.1', port: 0 });
-    await new Promise<void>((r) => (server.listening ? r() : server.once('listening', () => r())));
-    port = (server.address() as AddressInfo).port;
+    h = await listeningApp('Body Limit Co');
+    ({ port, tenant: t } = h);
   });
 
   afterAll(async () => {
-    (server as Server | undefined)?.closeAllConnections();
-    await new Promise<void>((r) => server?.close(() => r()));
-    await w?.stop();
+    await h?.stop();
   });
 
   const tenantHeaders = () => ({ authorization: `Bearer ${t.apiKey}`, 'content-type': 'application/json' });
