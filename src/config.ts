@@ -134,6 +134,11 @@ export const configSchema = z.object({
   // as `concurrency_limited` deferrals (no attempt spent), woken when one of its sends ends.
   // 0.25 of 200 is 50: a receiver answering in 10 s still gets 5/s per worker. 1 turns it off.
   HERALD_ENDPOINT_MAX_SHARE: z.coerce.number().gt(0).max(1).default(0.25),
+  // Issue 16 (5), R-SMENGO-FAIR: a delivery started eagerly has its first workflow task handed
+  // back with the start, past matching's fairness by endpoint. So each endpoint's publishes
+  // start eagerly at most this many a second (and as many at once); the rest queue in matching,
+  // where a burst to one endpoint waits behind itself. 0: no delivery starts eagerly.
+  HERALD_EAGER_STARTS_PER_ENDPOINT: z.coerce.number().min(0).default(5),
   // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
   // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
   HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),

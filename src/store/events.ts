@@ -43,7 +43,8 @@ export function temporalPublishStore(deps: {
   client: Client;
   taskQueue: string;
   directory: Directory;
-  eagerStart?: boolean;
+  /** Whether this endpoint's next delivery may start eagerly (absent: none does). */
+  eagerStart?: (endpointId: string) => boolean;
 }): PublishStore {
   const { client, taskQueue, directory } = deps;
   const reserver = createTurnReserver(client);
@@ -90,7 +91,7 @@ export function temporalPublishStore(deps: {
             client,
             taskQueue,
             startDelayMs > 0 ? { ...d, pacedTurn: { reservedAt, sendAt: sendAt! } } : d,
-            { eager: deps.eagerStart, startDelayMs },
+            startDelayMs > 0 ? { startDelayMs } : { eager: deps.eagerStart?.(d.endpointId) },
           );
         }),
       );

@@ -10,6 +10,7 @@ import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
 import { fail, problem } from '../problem.js';
 import { TokenBuckets } from '../rate-limit.js';
+import { eagerAllowance } from '../eager-allowance.js';
 import { orProblem } from '../refusal-problem.js';
 import * as routes from './events.routes.js';
 import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from './events.routes.js';
@@ -44,7 +45,7 @@ export function eventsRouter(deps: {
     client,
     taskQueue: settingsFrom(config).taskQueue,
     directory,
-    eagerStart: deps.eagerStart,
+    eagerStart: deps.eagerStart ? eagerAllowance(config.HERALD_EAGER_STARTS_PER_ENDPOINT) : undefined,
   });
   const settings = settingsFrom(config).publish;
 
