@@ -6,11 +6,13 @@
  */
 
 /**
- * How long a send refused for its share waits if no slot of its endpoint frees here (the
- * worker that refused it died, or its wake was lost). The wake is what ends the wait; this
- * only bounds a lost one, and is long so that waiters do not poll.
+ * How long a send refused for its share waits, first in line, if no slot of its endpoint
+ * frees here (the worker that refused it died, or its wake was lost). The wake is what
+ * ends the wait; this only bounds a lost one, and is long so that waiters do not poll.
  */
 export const SHARE_RECHECK_MS = 30_000;
+/** The longest a refused send waits for a wake before it asks again, however far back it is. */
+export const SHARE_RECHECK_MAX_MS = 10 * SHARE_RECHECK_MS;
 /** The deferral code (R-RH-DEFER "busy concurrency slots"): no attempt spent. */
 export const SHARE_DEFERRAL_CODE = 'concurrency_limited';
 
@@ -50,6 +52,23 @@ export class SendShare {
     if (waiters) waiters.add(deliveryId);
     else this.waiting.set(endpointId, new Set([deliveryId]));
     return true;
+  }
+
+  /**
+   * How long `deliveryId`, refused for `endpointId`'s share, waits before it asks again if
+   * no wake comes: SHARE_RECHECK_MS for the first in line, one more for every `limit`
+   * waiting ahead of it (up to SHARE_RECHECK_MAX_MS). A freed slot wakes the oldest waiter,
+   * so the one n places back is not woken before about n/limit sends end; asking before
+   * then it is refused again (an activity and two workflow tasks for nothing). Nor do a
+   * burst's waiters, refused within a second or two, all ask again in one wave.
+   */
+  recheckInMs(endpointId: string, deliveryId: string): number {
+    let ahead = 0;
+    for (const id of this.waiting.get(endpointId) ?? []) {
+      if (id === deliveryId) break;
+      ahead++;
+    }
+    return Math.min(SHARE_RECHECK_MAX_MS, Math.round(SHARE_RECHECK_MS * (1 + ahead / this.limit)));
   }
 
   /** Gives back a slot taken by tryEnter. */

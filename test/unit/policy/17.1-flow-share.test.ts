@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SendShare, shareLimit } from '../../../src/policy/flow-share.js';
+import { SendShare, SHARE_RECHECK_MAX_MS, SHARE_RECHECK_MS, shareLimit } from '../../../src/policy/flow-share.js';
 
 describe('R-RH-DEFER busy concurrency slots: the default share of a worker\'s send slots', () => {
   it('R-RH-DEFER: the share is a ceiling of the slots, at least one and never more than all', () => {
@@ -63,5 +63,27 @@ describe('R-RH-DEFER busy concurrency slots: the default share of a worker\'s se
     expect(s.held('ep')).toBe(1);
     s.leave('ep');
     expect(s.nextWaiter('ep')).toBe('d2');
+  });
+
+  it('R-RH-DEFER, issue 16: a refused send asks again later the further back it waits, so a burst\'s waiters do not all ask again at once', () => {
+    const s = new SendShare(2);
+    s.tryEnter('ep', 'a');
+    s.tryEnter('ep', 'b');
+    for (let i = 0; i < 50; i++) expect(s.tryEnter('ep', `w${i}`)).toBe(false);
+    // The first in line: the plain recheck; 2 slots, so every 2 ahead add one more.
+    expect(s.recheckInMs('ep', 'w0')).toBe(SHARE_RECHECK_MS);
+    expect(s.recheckInMs('ep', 'w1')).toBe(SHARE_RECHECK_MS * 1.5);
+    expect(s.recheckInMs('ep', 'w4')).toBe(SHARE_RECHECK_MS * 3);
+    // However far back, a lost wake is not waited out for longer than the cap.
+    expect(s.recheckInMs('ep', 'w49')).toBe(SHARE_RECHECK_MAX_MS);
+    // Woken, the first leaves the line and the next one is first.
+    s.leave('ep');
+    expect(s.nextWaiter('ep')).toBe('w0');
+    expect(s.recheckInMs('ep', 'w1')).toBe(SHARE_RECHECK_MS);
+    // Another endpoint's line is its own.
+    s.tryEnter('other', 'o1');
+    s.tryEnter('other', 'o2');
+    s.tryEnter('other', 'o3');
+    expect(s.recheckInMs('other', 'o3')).toBe(SHARE_RECHECK_MS);
   });
 });
