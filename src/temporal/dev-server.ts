@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { searchAttributeCliArgs } from '../shared/search-attributes.js';
 import { portOwner } from './port-owner.js';
 import { spawnTiedToParent } from './tied-child.js';
+import { partitionConfig, taskQueuePartitions } from './task-queue-partitions.js';
 
 export interface DevServerOptions {
   cliPath: string;
@@ -88,8 +89,9 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     ...searchAttributeCliArgs(),
     ...DYNAMIC_CONFIG.flatMap((kv) => ['--dynamic-config-value', kv]),
   ];
+  if (opts.dbFile) mkdirSync(dirname(opts.dbFile), { recursive: true });
+  args.push(...partitionConfig(taskQueuePartitions(opts.dbFile)).flatMap((kv) => ['--dynamic-config-value', kv]));
   if (opts.dbFile) {
-    mkdirSync(dirname(opts.dbFile), { recursive: true });
     args.push('--db-filename', opts.dbFile, ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]));
   }
   if (opts.uiPort) args.push('--ui-port', String(opts.uiPort));
