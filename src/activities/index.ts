@@ -13,7 +13,7 @@ import { TenantCache, createTenantActivities, subscriptionGate } from './tenant-
 import type { Notifier } from '../notify/notifier.js';
 import { verificationGate } from '../shared/verification.js';
 import { wakeSignal } from '../shared/messages.js';
-import { SHARE_DEFERRAL_CODE, type SendShare } from '../policy/flow-share.js';
+import type { SendShare } from '../policy/flow-share.js';
 import type { InlineSlots } from './inline-slots.js';
 
 /**
@@ -75,10 +75,7 @@ export function createActivities(deps: ActivityDeps) {
       // be refused for it: the deferral is answered now, and the wake of a freed slot comes
       // as it would (a workflow task and an activity task fewer for each such delivery).
       if (share && !req.target && !req.drainTurn && share.waitIfFull(req.endpointId, req.deliveryId))
-        return {
-          ...notSentNow(),
-          deferral: { code: SHARE_DEFERRAL_CODE, retryInMs: share.recheckInMs(req.endpointId, req.deliveryId) },
-        };
+        return { ...notSentNow(), deferral: share.deferral(req.endpointId, req.deliveryId) };
       return { ...notSentNow(), inlineDeclined: true };
     }
     try {
@@ -143,7 +140,7 @@ export function createActivities(deps: ActivityDeps) {
     // spent) until one of its sends here ends; under it this is a counter, nothing more.
     if (share && !share.tryEnter(req.endpointId, req.deliveryId, probe || req.drainTurn === true)) {
       releaseFlow?.();
-      return { ...base, deferral: { code: SHARE_DEFERRAL_CODE, retryInMs: share.recheckInMs(req.endpointId, req.deliveryId) } };
+      return { ...base, deferral: share.deferral(req.endpointId, req.deliveryId) };
     }
     let result: SendResult;
     try {

@@ -71,6 +71,11 @@ export class SendShare {
     return Math.min(SHARE_RECHECK_MAX_MS, Math.round(SHARE_RECHECK_MS * (1 + ahead / this.limit)));
   }
 
+  /** The deferral a send refused for its share answers with (no attempt spent). */
+  deferral(endpointId: string, deliveryId: string): { code: string; retryInMs: number } {
+    return { code: SHARE_DEFERRAL_CODE, retryInMs: this.recheckInMs(endpointId, deliveryId) };
+  }
+
   /** Gives back a slot taken by tryEnter. */
   leave(endpointId: string): void {
     const n = (this.inFlight.get(endpointId) ?? 0) - 1;

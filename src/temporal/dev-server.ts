@@ -75,6 +75,9 @@ const SQLITE_PRAGMAS = ['journal_mode=wal', 'synchronous=normal'];
 
 export async function startDevServer(opts: DevServerOptions): Promise<DevServer> {
   const ip = opts.ip ?? '127.0.0.1';
+  // The partition count is kept beside the database, so its folder comes first.
+  if (opts.dbFile) mkdirSync(dirname(opts.dbFile), { recursive: true });
+  const dynamicConfig = [...DYNAMIC_CONFIG, ...partitionConfig(taskQueuePartitions(opts.dbFile))];
   const args = [
     'server',
     'start-dev',
@@ -87,10 +90,8 @@ export async function startDevServer(opts: DevServerOptions): Promise<DevServer>
     '--log-level',
     opts.logLevel ?? 'warn',
     ...searchAttributeCliArgs(),
-    ...DYNAMIC_CONFIG.flatMap((kv) => ['--dynamic-config-value', kv]),
+    ...dynamicConfig.flatMap((kv) => ['--dynamic-config-value', kv]),
   ];
-  if (opts.dbFile) mkdirSync(dirname(opts.dbFile), { recursive: true });
-  args.push(...partitionConfig(taskQueuePartitions(opts.dbFile)).flatMap((kv) => ['--dynamic-config-value', kv]));
   if (opts.dbFile) {
     args.push('--db-filename', opts.dbFile, ...SQLITE_PRAGMAS.flatMap((p) => ['--sqlite-pragma', p]));
   }

@@ -17,9 +17,10 @@ export function taskQueuePartitions(dbFile: string | undefined): number {
   if (!dbFile) return 1;
   const marker = `${dbFile}.partitions`;
   if (existsSync(marker)) {
-    const n = Number(readFileSync(marker, 'utf8').trim());
+    const text = readFileSync(marker, 'utf8').trim();
+    const n = Number(text);
     if (Number.isInteger(n) && n >= 1) return n;
-    throw new Error(`${marker}: expected a partition count, found "${readFileSync(marker, 'utf8').trim()}"`);
+    throw new Error(`${marker}: expected a partition count, found "${text}"`);
   }
   const n = existsSync(dbFile) ? LEGACY_PARTITIONS : 1;
   writeFileSync(marker, `${n}\n`);
