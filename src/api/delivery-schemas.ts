@@ -6,7 +6,10 @@ import { DELIVERY_STATUS_VALUES, deliveryStatusSchema } from './schemas.js';
 
 // Delivery schemas shared by the deliveries, dead-letter, replay and forward routes.
 
-export const deliveryIdSchema = z.string().max(128).regex(DELIVERY_ID, 'a delivery id starting with dlv_');
+export const deliveryIdSchema = z
+  .string()
+  .max(256)
+  .regex(DELIVERY_ID, 'a delivery id: dlv_..., or ev_<tenant>_<event id> for the delivery holding its event id');
 export const deliveryParams = z.object({ id: deliveryIdSchema });
 export const endpointIdSchema = z.string().max(128).regex(ENDPOINT_ID, 'an endpoint id starting with ep_');
 

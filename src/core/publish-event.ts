@@ -8,7 +8,7 @@ import type { DeliveryInput } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
 import { eventEnvelope } from '../shared/event-envelope.js';
 import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
-import { deliveryIdFor, newEventId } from '../shared/ids.js';
+import { deliveryIdFor, eventWorkflowId, newEventId } from '../shared/ids.js';
 import type { PublishStore } from '../store/events.js';
 import { refuse } from './refusal.js';
 
@@ -53,10 +53,10 @@ const published = (r: EventRecord): PublishedEvent => ({
  * all that record would: Herald made its id, so no repeat can name it and nothing has to
  * decide R-IDEMP; at least one delivery carries its body and type; and no endpoint was skipped,
  * the one thing only the record knew. One of its deliveries is marked as the record
- * (`HeraldEventRecord`) for the events list. An event named by the publisher keeps its record,
- * whose REJECT_DUPLICATE start decides which request owns the id: the deliveries' own ids
- * cannot, because two requests may see different endpoints. So does an event that matched
- * no endpoint, or skipped one, which has nothing else to be read back from.
+ * (`HeraldEventRecord`) for the events list. An event named by the publisher needs one
+ * workflow whose REJECT_DUPLICATE start decides which request owns the id (the deliveries'
+ * own ids cannot, because two requests may see different endpoints): its record, or its first
+ * delivery (`recordHeldByFirstDelivery`).
  */
 export function recordedByItsDeliveries(
   req: Pick<PublishRequest, 'eventId'>,
@@ -64,6 +64,35 @@ export function recordedByItsDeliveries(
   skipped: readonly unknown[],
 ): boolean {
   return req.eventId === undefined && deliveries.length > 0 && skipped.length === 0;
+}
+
+/** At most this many other deliveries ride in the input of the delivery that holds the event id. */
+export const MAX_SIBLINGS_CARRIED = 32;
+
+/**
+ * Issue 16 (4): an event its publisher named needs no record workflow either when its first
+ * delivery can hold the event id in the record's place: started under `eventWorkflowId` with
+ * REJECT_DUPLICATE, so that start decides R-IDEMP exactly as the record's did, whichever
+ * endpoints a repeat sees; its input carries the other deliveries (`siblings`) for the repeat
+ * to answer with and start again. Only a plain delivery to an endpoint holds it: an ordered or
+ * rate-limited one is handed to its endpoint before it starts, which a repeat must not do for
+ * deliveries it will not start, and an overflowing hold is told again by a repeat, from the
+ * deliveries the record lists. An event that skipped an endpoint, or reached none, keeps its
+ * record: nothing else could be read back.
+ */
+export function recordHeldByFirstDelivery(
+  req: Pick<PublishRequest, 'eventId'>,
+  deliveries: ReadonlyArray<Pick<DeliveryInput, 'target' | 'ordered' | 'paced' | 'deadLetterOnArrival'>>,
+  skipped: readonly unknown[],
+): boolean {
+  return (
+    req.eventId !== undefined &&
+    deliveries.length > 0 &&
+    deliveries.length <= MAX_SIBLINGS_CARRIED + 1 &&
+    skipped.length === 0 &&
+    deliveries[0]!.target === undefined &&
+    deliveries.every((d) => !d.ordered && !d.paced && d.deadLetterOnArrival === undefined)
+  );
 }
 
 /** Issue 14.10: the deliveries created straight as dead letters because a hold was full. */
@@ -74,10 +103,12 @@ const overflowed = <D extends Pick<DeliveryInput, 'deadLetterOnArrival'>>(ds: re
 /**
  * R-IDEMP, R-FILTER, R-DT-HEALTH: publishes one event to the tenant's matching endpoints.
  *
- * The record, when the event has one (`recordedByItsDeliveries`), comes first: its
+ * Whatever holds a named event's id, its record or its first delivery, starts first: that
  * REJECT_DUPLICATE start decides which request owns the event id, so a repeat never starts
  * deliveries of its own; it answers with the first request's record and starts that
- * request's deliveries again (a no-op unless the first died half way through its fan-out). Each endpoint's delivery takes that endpoint's preset and policy,
+ * request's deliveries again (a no-op unless the first died half way through its fan-out).
+ * Both kinds answer a repeat the same, so a repeat that sees other endpoints than the first
+ * (one now skipped, or none skipped any more) is still refused. Each endpoint's delivery takes that endpoint's preset and policy,
  * its event-type filter and its health admission (Dong Tien's hold cap included).
  */
 export async function publishEvent(
@@ -171,13 +202,31 @@ export async function publishEvent(
     Promise.all(overflowed(ds).map((d) => store.reportHoldFull(d.endpointId, now.getTime())));
 
   const recordless = recordedByItsDeliveries(req, deliveries, skipped);
-  if (!recordless && !(await store.startEventRecord(input))) {
+  const held = !recordless && recordHeldByFirstDelivery(req, deliveries, skipped);
+  if (held) {
+    const [first, ...rest] = deliveries;
+    deliveries[0] = {
+      ...first!,
+      deliveryId: eventWorkflowId(tenantId, eventId),
+      eventRecord: true,
+      ...(rest.length > 0 ? { siblings: rest.map(({ event: _e, ...d }) => d) } : {}),
+    };
+    input.deliveries = deliveries.map(({ event: _e, siblings: _s, ...d }) => d);
+  }
+  const owned = held
+    ? await store.startRecordDelivery(deliveries[0]!)
+    : recordless || (await store.startEventRecord(input));
+  if (!owned) {
     const first = await store.eventRecord(tenantId, eventId);
     const again = first.started ?? [];
     await reportOverflows(again);
     const envelope = { id: first.eventId, type: first.type, occurredAt: first.occurredAt, body: first.body };
     await store.startDeliveries(again.map((d) => ({ ...d, event: d.event ?? envelope })));
     return published(first);
+  }
+  if (held) {
+    if (deliveries.length > 1) await store.startDeliveries(deliveries.slice(1));
+    return published(eventRecordOf(input));
   }
   await reportOverflows(deliveries);
   if (recordless) {

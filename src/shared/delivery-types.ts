@@ -84,6 +84,13 @@ export interface DeliveryInput {
    */
   eventRecord?: true;
   /**
+   * Issue 16 (4): set on the delivery that holds its event's id for the publisher (its
+   * workflow id is `eventWorkflowId`, started once): the event's other deliveries, as
+   * started, so a repeated publish answers the first and finishes a fan-out the first request
+   * left half done, as the record workflow's input did. Absent when there are none.
+   */
+  siblings?: Array<Omit<DeliveryInput, 'event'>>;
+  /**
    * Issue 16: a dead-letter retry or replay of a closed delivery: a new run of the same
    * workflow id, seeded with the previous run's final state (its workflow result).
    */

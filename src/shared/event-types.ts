@@ -43,3 +43,20 @@ export function eventRecordOf(input: EventInput): EventRecord {
     ...(input.deliveriesStarted ? { started: input.deliveries } : {}),
   };
 }
+
+/**
+ * Issue 16 (4): the record of an event whose first delivery holds its id (`siblings`). It
+ * skipped no endpoint: such an event is only published that way when nothing was skipped.
+ */
+export function eventRecordOfDelivery(d: DeliveryInput): EventRecord {
+  const siblings = d.siblings ?? [];
+  return {
+    eventId: d.event.id,
+    type: d.event.type,
+    occurredAt: d.event.occurredAt,
+    body: d.event.body,
+    deliveries: [d, ...siblings].map((s) => ({ id: s.deliveryId, endpointId: s.endpointId })),
+    skipped: [],
+    started: siblings,
+  };
+}

@@ -13,6 +13,16 @@ export function newEventId(): string {
   return `msg_${randomUUID().replace(/-/g, '')}`;
 }
 
-/** Id patterns: a lookup by an id of the wrong shape answers "not found" without asking Temporal. */
-export const DELIVERY_ID = /^dlv_[A-Za-z0-9_-]+$/;
+/**
+ * The workflow id that holds an event id for its tenant (R-IDEMP): the event's record
+ * workflow, or (issue 16 (4)) the first delivery of an event its publisher named.
+ */
+export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
+
+/**
+ * Id patterns: a lookup by an id of the wrong shape answers "not found" without asking Temporal.
+ * A delivery's id is `dlv_...`, or its event's `ev_<tenant>_<event id>` when it holds the
+ * event id of its publisher (issue 16 (4)).
+ */
+export const DELIVERY_ID = /^(?:dlv_[A-Za-z0-9_-]+|ev_tn_[A-Za-z0-9]+_[A-Za-z0-9_.:-]+)$/;
 export const ENDPOINT_ID = /^ep_[A-Za-z0-9]+$/;

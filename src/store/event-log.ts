@@ -1,5 +1,6 @@
 import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { EventRecord } from '../shared/event-types.js';
+import type { DeliveryInput } from '../shared/delivery-types.js';
+import { eventRecordOfDelivery, type EventInput, type EventRecord } from '../shared/event-types.js';
 import { EVENT_WORKFLOW } from '../shared/names.js';
 import {
   EVENT_RECORD_DELIVERY,
@@ -9,8 +10,8 @@ import {
   SA_EVENT_TYPE,
   SA_TENANT,
 } from '../shared/search-attributes.js';
-import { eventFromDeliveries } from './delivery-envelope.js';
-import { eventWorkflowId } from './events.js';
+import { eventFromDeliveries, startInputOf } from './delivery-envelope.js';
+import { eventWorkflowId } from '../shared/ids.js';
 import { newestFirst, type Started } from './newest-first.js';
 import { NOT_CONTINUED, and, eq, ofType, or } from './visibility.js';
 
@@ -73,7 +74,12 @@ export async function readEvent(
   tenantId: string,
   eventId: string,
 ): Promise<EventRecord | Omit<EventRecord, 'skipped'> | undefined> {
-  const handle = client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId));
+  const id = eventWorkflowId(tenantId, eventId);
+  // Issue 16 (4): the id may be held by the event's first delivery; its input has the record.
+  const held = await startInputOf<DeliveryInput | EventInput>(client, id);
+  if (!held) return eventFromDeliveries(client, tenantId, eventId);
+  if ('deliveryId' in held) return eventRecordOfDelivery(held);
+  const handle = client.workflow.getHandle<() => Promise<EventRecord>>(id);
   try {
     return await handle.result();
   } catch (err) {

@@ -3,7 +3,8 @@ import { reportHoldFull } from '../deliveries/hold-overflow.js';
 import { startDelivery } from '../deliveries/start-delivery.js';
 import type { DeliveryInput } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
-import type { EventInput, EventRecord } from '../shared/event-types.js';
+import { eventRecordOf, eventRecordOfDelivery, type EventInput, type EventRecord } from '../shared/event-types.js';
+import { eventWorkflowId } from '../shared/ids.js';
 import { EVENT_WORKFLOW } from '../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attributes.js';
 import type { Directory } from './directory.js';
@@ -11,8 +12,7 @@ import { pendingDeliveries } from './visibility.js';
 import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
 import { turnStartDelayMs } from '../flow/limiter.js';
 import { createTurnReserver } from './turn-reservations.js';
-
-export const eventWorkflowId = (tenantId: string, eventId: string) => `ev_${tenantId}_${eventId}`;
+import { startInputOf } from './delivery-envelope.js';
 
 /** What publishing an event needs of the database (core/publish-event.ts). */
 export interface PublishStore {
@@ -27,7 +27,13 @@ export interface PublishStore {
    * so the caller answers with the first request's record (R-IDEMP).
    */
   startEventRecord(input: EventInput): Promise<boolean>;
-  /** The record of an event already started (waits for its workflow's result). */
+  /**
+   * Issue 16 (4): starts the delivery that holds its event's id (`eventWorkflowId`) in place of
+   * a record, once per (tenant, event id): `false` when the id is taken (by a record or such a
+   * delivery), so the caller answers with the first request's record (R-IDEMP).
+   */
+  startRecordDelivery(delivery: DeliveryInput): Promise<boolean>;
+  /** The record of an event already started: its record workflow's, or its first delivery's. */
   eventRecord(tenantId: string, eventId: string): Promise<EventRecord>;
   /**
    * Starts each delivery; one that already exists is left as it is. Issue 17: the ordered
@@ -77,8 +83,18 @@ export function temporalPublishStore(deps: {
         throw err;
       }
     },
-    eventRecord: (tenantId, eventId) =>
-      client.workflow.getHandle<() => Promise<EventRecord>>(eventWorkflowId(tenantId, eventId)).result(),
+    async startRecordDelivery(d) {
+      const r = await startDelivery(client, taskQueue, d, { eager: deps.eagerStart?.(d.endpointId) });
+      return r.created;
+    },
+    async eventRecord(tenantId, eventId) {
+      const id = eventWorkflowId(tenantId, eventId);
+      // The start's input, not the run's result: a delivery holding the id may run for a day.
+      const input = await startInputOf<EventInput | DeliveryInput>(client, id);
+      // A record workflow returns `eventRecordOf` its input.
+      if (input) return 'deliveryId' in input ? eventRecordOfDelivery(input) : eventRecordOf(input);
+      return client.workflow.getHandle<() => Promise<EventRecord>>(id).result();
+    },
     async startDeliveries(deliveries) {
       await enqueueOrdered(client, deliveries);
       const reservedAt = Date.now();

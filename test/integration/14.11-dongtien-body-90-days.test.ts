@@ -12,7 +12,7 @@ import { Client } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import { eventWorkflowId } from '../../src/store/events.js';
+import { eventWorkflowId } from '../../src/shared/ids.js';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { startEndpoint } from '../../src/endpoints/start-endpoint.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
@@ -58,13 +58,19 @@ describe('14.11 R-DT-REPLAY: a Dong Tien body outlives the event record (dev ser
       t.call('POST', '/v1/endpoints', { url: `${base}/dt`, preset: 'dongtien', eventTypes: ['don_hang.*'] }),
       201,
     );
+    // A paused endpoint the event skips: such an event keeps a record workflow to lose (issue 16 (4)).
+    const paused = await json<{ endpoint: { endpointId: string } }>(
+      t.call('POST', '/v1/endpoints', { url: `${base}/paused`, preset: 'smengo', eventTypes: ['don_hang.*'] }),
+      201,
+    );
+    await json(t.call('POST', `/v1/endpoints/${paused.endpoint.endpointId}/pause`), 200);
     const payload = { donHang: 'DH-1411', tong: 250_000, ghiChu: 'giao hàng nhanh' };
-    const published = await json<{ eventId: string; deliveries: Array<{ id: string }> }>(
-      // Named by the publisher, so the event has a record workflow to lose (issue 16 (4)).
+    const published = await json<{ eventId: string; deliveries: Array<{ id: string }>; skipped: unknown[] }>(
       t.call('POST', '/v1/events', { id: 'DH-1411', type: 'don_hang.tao', payload }),
       202,
     );
     expect(published.deliveries).toHaveLength(1);
+    expect(published.skipped).toHaveLength(1);
     const id = published.deliveries[0]!.id;
     await expect
       .poll(async () => (await json<Delivery>(t.call('GET', `/v1/deliveries/${id}`), 200)).status, {

@@ -9,7 +9,7 @@ import { createApp } from '../../src/api/app.js';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
 import type { DeliveryInput } from '../../src/shared/delivery-types.js';
-import { eventWorkflowId } from '../../src/store/events.js';
+import { eventWorkflowId } from '../../src/shared/ids.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';

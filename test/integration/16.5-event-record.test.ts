@@ -1,12 +1,13 @@
 // Issue 16 (4): an event Herald names, that reached a delivery and skipped no endpoint, has no
-// record workflow: its deliveries are its record. Events named by their publisher, and
-// events with nothing else to be read back from (no endpoint matched, one was skipped), keep
-// the record. Every read of events answers the same for both. Dev server, real receivers on
-// loopback.
+// record workflow: its deliveries are its record. An event its publisher named has none
+// either: its first delivery holds the event id (workflow id `ev_<tenant>_<event id>`,
+// started once). Events with nothing else to be read back from (no endpoint matched, one was
+// skipped) keep the record. Every read of events answers the same for all. Dev server, real
+// receivers on loopback.
 import { WorkflowNotFoundError } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import { eventWorkflowId } from '../../src/store/events.js';
+import { eventWorkflowId } from '../../src/shared/ids.js';
 import { jsonOf, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
@@ -41,17 +42,19 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
     ).endpoint.endpointId;
   const publish = (t: TenantSession, body: object, headers?: Record<string, string>) =>
     jsonOf<Published>(t.call('POST', '/v1/events', { type: 'order.created', ...body }, headers), 202);
-  const recordExists = async (t: TenantSession, eventId: string) =>
+  /** The type of the workflow holding the event id, if any. */
+  const holderOf = async (t: TenantSession, eventId: string) =>
     w.client.workflow
       .getHandle(eventWorkflowId(t.tenantId, eventId))
       .describe()
       .then(
-        () => true,
+        (d) => d.type,
         (err: unknown) => {
-          if (err instanceof WorkflowNotFoundError) return false;
+          if (err instanceof WorkflowNotFoundError) return undefined;
           throw err;
         },
       );
+  const recordExists = async (t: TenantSession, eventId: string) => (await holderOf(t, eventId)) === 'eventWorkflow';
   const events = async (t: TenantSession, q = '') =>
     (await jsonOf<{ data: EventRow[] }>(t.call('GET', `/v1/events${q}`), 200)).data;
   const status = async (t: TenantSession, id: string) =>
@@ -97,13 +100,14 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
     expect(receiver.requests.filter((r) => r.path === '/b')).toHaveLength(1);
   });
 
-  it('16 (4) R-IDEMP: an event the publisher names keeps its record; a repeat after a new endpoint was added answers the first publish and sends nothing to the new endpoint', async () => {
+  it('16 (4) R-IDEMP: an event the publisher names has no record workflow: its first delivery holds the id; a repeat after a new endpoint was added, and after a replay, answers the first publish and sends nothing to the new endpoint', async () => {
     const t = await newTenant(app);
     const a = await endpoint(t, '/idem-a');
     const first = await publish(t, { id: 'ord-42', payload: { n: 1 } });
-    expect(first.deliveries.map((d) => d.endpointId)).toEqual([a]);
-    expect(await recordExists(t, 'ord-42')).toBe(true);
-    await settled(t, first.deliveries[0]!.id);
+    expect(first.deliveries).toEqual([{ id: eventWorkflowId(t.tenantId, 'ord-42'), endpointId: a }]);
+    expect(await holderOf(t, 'ord-42')).toBe('deliveryWorkflow');
+    const held = first.deliveries[0]!.id;
+    await settled(t, held);
 
     await endpoint(t, '/idem-b');
     const again = await publish(t, { id: 'ord-42', payload: { n: 2 } });
@@ -111,12 +115,38 @@ describe('16 (4): the event record, one workflow or none (dev server)', () => {
     // By the Idempotency-Key header too.
     const byKey = await publish(t, { payload: { n: 3 } }, { 'idempotency-key': 'ord-42' });
     expect(byKey.deliveries).toEqual(first.deliveries);
+    // A replay is a new run of the same id; it keeps the event's record.
+    await jsonOf(t.call('POST', `/v1/replay/deliveries/${held}`), 202);
+    await expect.poll(() => receiver.requests.filter((r) => r.path === '/idem-a').length, { timeout: 30_000 }).toBe(2);
+    await settled(t, held);
+    expect((await publish(t, { id: 'ord-42', payload: { n: 4 } })).deliveries).toEqual(first.deliveries);
     await new Promise((r) => setTimeout(r, 1_500));
     expect(receiver.requests.filter((r) => r.path === '/idem-b')).toEqual([]);
-    expect(receiver.requests.filter((r) => r.path === '/idem-a')).toHaveLength(1);
+    expect(receiver.requests.filter((r) => r.path === '/idem-a')).toHaveLength(2);
+    expect(receiver.requests.filter((r) => r.path === '/idem-a').map((r) => JSON.parse(r.body).data)).toEqual([
+      { n: 1 },
+      { n: 1 },
+    ]);
+
     await expect
       .poll(async () => (await events(t)).map((e) => e.eventId), { timeout: 15_000 })
       .toEqual(['ord-42']);
+    const ev = await jsonOf<Event>(t.call('GET', '/v1/events/ord-42'), 200);
+    expect(ev).toMatchObject({ eventId: 'ord-42', payload: { n: 1 }, deliveries: first.deliveries, skipped: [] });
+  });
+
+  it('16 (4) R-IDEMP: a named event to three endpoints: the first holds the id and lists the others; the read-back lists all three', async () => {
+    const t = await newTenant(app);
+    const eps = [await endpoint(t, '/fan-1'), await endpoint(t, '/fan-2'), await endpoint(t, '/fan-3')];
+    const first = await publish(t, { id: 'fan.1', payload: { n: 'fan' } });
+    expect(first.deliveries.map((d) => d.endpointId).sort()).toEqual([...eps].sort());
+    expect(first.deliveries.filter((d) => d.id === eventWorkflowId(t.tenantId, 'fan.1'))).toHaveLength(1);
+    for (const d of first.deliveries) await settled(t, d.id);
+    const ev = await jsonOf<Event>(t.call('GET', '/v1/events/fan.1'), 200);
+    expect(ev.deliveries).toEqual(first.deliveries);
+    expect((await publish(t, { id: 'fan.1', payload: { n: 'again' } })).deliveries).toEqual(first.deliveries);
+    for (const p of ['/fan-1', '/fan-2', '/fan-3'])
+      expect(receiver.requests.filter((r) => r.path === p)).toHaveLength(1);
   });
 
   it('16 (4): an event that matched no endpoint, and one that skipped a paused endpoint, keep their record and read back what it knew', async () => {

@@ -59,7 +59,15 @@ describe('issue 20: one trace from POST /v1/events to each HTTP attempt', () => 
       policy: { maxAttempts: 3, retryDelays: [1], timeoutSeconds: 5 },
     });
     expect(e.status).toBe(201);
-    // Named by the publisher, so the event has its record workflow (issue 16 (4)) to trace.
+    // An endpoint the event skips (paused), so the event has its record workflow (issue 16 (4)) to trace.
+    const skipped = await tenant.call('POST', '/v1/endpoints', {
+      url: `${base}/skipped`,
+      preset: 'smengo',
+      eventTypes: ['t.one'],
+    });
+    expect(skipped.status).toBe(201);
+    const skippedId = ((await skipped.json()) as { endpoint: { endpointId: string } }).endpoint.endpointId;
+    expect((await tenant.call('POST', `/v1/endpoints/${skippedId}/pause`)).status).toBe(200);
     const r = await tenant.call('POST', '/v1/events', {
       id: 'traced-1',
       type: 't.one',

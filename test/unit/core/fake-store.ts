@@ -3,7 +3,13 @@ import type { HealthState } from '../../../src/health/types.js';
 import type { PresetName } from '../../../src/policy/policy.js';
 import type { DeliveryInput } from '../../../src/shared/delivery-types.js';
 import type { EndpointView } from '../../../src/shared/endpoint-types.js';
-import { eventRecordOf, type EventInput, type EventRecord } from '../../../src/shared/event-types.js';
+import {
+  eventRecordOf,
+  eventRecordOfDelivery,
+  type EventInput,
+  type EventRecord,
+} from '../../../src/shared/event-types.js';
+import { eventWorkflowId } from '../../../src/shared/ids.js';
 import type { PublishStore } from '../../../src/store/events.js';
 
 /**
@@ -51,12 +57,19 @@ export class FakePublishStore implements PublishStore {
   }
   async startEventRecord(input: EventInput) {
     const key = `${input.tenantId}/${input.event.id}`;
-    if (this.records.has(key)) return false;
+    if (this.records.has(key) || this.deliveries.has(eventWorkflowId(input.tenantId, input.event.id))) return false;
     this.records.set(key, eventRecordOf(input));
     return true;
   }
+  async startRecordDelivery(d: DeliveryInput) {
+    const key = `${d.tenantId}/${d.event.id}`;
+    if (this.records.has(key) || this.deliveries.has(d.deliveryId)) return false;
+    this.deliveries.set(d.deliveryId, d);
+    return true;
+  }
   async eventRecord(tenantId: string, eventId: string) {
-    return this.records.get(`${tenantId}/${eventId}`)!;
+    const holder = this.deliveries.get(eventWorkflowId(tenantId, eventId));
+    return holder ? eventRecordOfDelivery(holder) : this.records.get(`${tenantId}/${eventId}`)!;
   }
   async startDeliveries(ds: DeliveryInput[]) {
     for (const d of ds) if (!this.deliveries.has(d.deliveryId)) this.deliveries.set(d.deliveryId, d);

@@ -4,6 +4,7 @@ import { Refusal } from '../../../src/core/refusal.js';
 import { createPolicyResolver } from '../../../src/deliveries/policy-resolver.js';
 import { loadConfig } from '../../../src/config.js';
 import { DT_HOLD_LIMIT } from '../../../src/health/index.js';
+import { eventWorkflowId } from '../../../src/shared/ids.js';
 import { FakePublishStore } from './fake-store.js';
 
 const settings: PublishSettings = {
@@ -26,6 +27,70 @@ describe('core/publish-event with a fake store', () => {
     expect(again).toEqual(first);
     expect([...store.deliveries.values()].map((d) => d.endpointId)).toEqual(['ep_a']);
     expect(JSON.parse([...store.deliveries.values()][0]!.event.body)).toMatchObject({ data: { n: 1 } });
+  });
+
+  it('16 (4) R-IDEMP: a named event to two endpoints has no record; its first delivery holds the id, and a repeat that sees a third endpoint answers the first publish and starts nothing', async () => {
+    const store = new FakePublishStore();
+    store.addEndpoint(T, 'ep_a', 'standard');
+    store.addEndpoint(T, 'ep_b', 'standard');
+    const first = await publish(store, { eventId: 'evt_held' });
+    expect(store.records.size).toBe(0);
+    expect(first.deliveries.map((d) => d.id)).toEqual([eventWorkflowId(T, 'evt_held'), expect.stringMatching(/^dlv_/)]);
+    const holder = store.deliveries.get(eventWorkflowId(T, 'evt_held'))!;
+    expect(holder).toMatchObject({ endpointId: 'ep_a', eventRecord: true });
+    expect(holder.siblings!.map((d) => d.endpointId)).toEqual(['ep_b']);
+
+    store.addEndpoint(T, 'ep_c', 'standard');
+    const again = await publish(store, { eventId: 'evt_held', payload: { n: 2 } });
+    expect(again).toEqual(first);
+    expect([...store.deliveries.values()].map((d) => d.endpointId)).toEqual(['ep_a', 'ep_b']);
+  });
+
+  it('16 (4) R-IDEMP: a repeat finishes a fan-out the first publish left half done after its first delivery started', async () => {
+    const store = new FakePublishStore();
+    store.addEndpoint(T, 'ep_a', 'standard');
+    store.addEndpoint(T, 'ep_b', 'standard');
+    const startDeliveries = store.startDeliveries.bind(store);
+    store.startDeliveries = async () => {
+      throw new Error('Temporal unavailable');
+    };
+    await expect(publish(store, { eventId: 'evt_half' })).rejects.toThrow('Temporal unavailable');
+    expect([...store.deliveries.values()].map((d) => d.endpointId)).toEqual(['ep_a']);
+    store.startDeliveries = startDeliveries;
+    const again = await publish(store, { eventId: 'evt_half' });
+    expect(again.deliveries.map((d) => d.endpointId)).toEqual(['ep_a', 'ep_b']);
+    const b = [...store.deliveries.values()].find((d) => d.endpointId === 'ep_b')!;
+    expect(b.deliveryId).toBe(again.deliveries[1]!.id);
+    expect(JSON.parse(b.event.body)).toMatchObject({ data: { n: 1 } });
+  });
+
+  it('16 (4): a named event keeps its record workflow when an endpoint was skipped or one of its deliveries is ordered', async () => {
+    const store = new FakePublishStore();
+    store.addEndpoint(T, 'ep_a', 'standard');
+    store.addEndpoint(T, 'ep_paused', 'bird', { health: { status: 'paused' } });
+    await publish(store, { eventId: 'evt_skip' });
+    store.endpoints.delete('ep_paused');
+    store.addEndpoint(T, 'ep_fifo', 'standard').config.ordering = 'fifo';
+    await publish(store, { eventId: 'evt_fifo' });
+    expect([...store.records.keys()]).toEqual([`${T}/evt_skip`, `${T}/evt_fifo`]);
+    expect([...store.deliveries.keys()].some((id) => id.startsWith('ev_'))).toBe(false);
+  });
+
+  it('16 (4) R-IDEMP: a repeat is refused whichever kind holds the id: a record where the repeat would use a delivery, and the reverse', async () => {
+    const store = new FakePublishStore();
+    store.addEndpoint(T, 'ep_a', 'standard');
+    const paused = store.addEndpoint(T, 'ep_p', 'bird', { health: { status: 'paused' } });
+    const byRecord = await publish(store, { eventId: 'evt_rec' });
+    paused.health = { ...paused.health, status: 'active' };
+    const byDelivery = await publish(store, { eventId: 'evt_dlv' });
+    paused.health = { ...paused.health, status: 'paused' };
+    const sent = store.deliveries.size;
+    expect(await publish(store, { eventId: 'evt_dlv', payload: { n: 2 } })).toEqual(byDelivery);
+    paused.health = { ...paused.health, status: 'active' };
+    expect(await publish(store, { eventId: 'evt_rec', payload: { n: 2 } })).toEqual(byRecord);
+    expect(store.deliveries.size).toBe(sent);
+    expect(byRecord.skipped).toEqual([{ endpointId: 'ep_p', reason: 'endpoint_paused' }]);
+    expect(byDelivery.deliveries.map((d) => d.endpointId)).toEqual(['ep_a', 'ep_p']);
   });
 
   it('R-RH-DEFER: only an ordered (fifo) endpoint\'s delivery carries the order marker; the others are as before', async () => {
