@@ -7,7 +7,12 @@ import { checkEndpointUrl, type UrlCheckOptions } from '../policy/url-check.js';
 import type { DeliveryInput } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
 import { eventEnvelope } from '../shared/event-envelope.js';
-import { eventRecordOf, type EventInput, type EventRecord } from '../shared/event-types.js';
+import {
+  eventRecordOf,
+  eventRecordOfDelivery,
+  type EventInput,
+  type EventRecord,
+} from '../shared/event-types.js';
 import { deliveryIdFor, eventWorkflowId, newEventId } from '../shared/ids.js';
 import type { PublishStore } from '../store/events.js';
 import { refuse } from './refusal.js';
@@ -211,7 +216,6 @@ export async function publishEvent(
       eventRecord: true,
       ...(rest.length > 0 ? { siblings: rest.map(({ event: _e, ...d }) => d) } : {}),
     };
-    input.deliveries = deliveries.map(({ event: _e, siblings: _s, ...d }) => d);
   }
   const owned = held
     ? await store.startRecordDelivery(deliveries[0]!)
@@ -226,7 +230,8 @@ export async function publishEvent(
   }
   if (held) {
     if (deliveries.length > 1) await store.startDeliveries(deliveries.slice(1));
-    return published(eventRecordOf(input));
+    // The answer a repeat gives: read back from the holder's input.
+    return published(eventRecordOfDelivery(deliveries[0]!));
   }
   await reportOverflows(deliveries);
   if (recordless) {

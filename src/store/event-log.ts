@@ -1,6 +1,5 @@
-import { WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
-import type { DeliveryInput } from '../shared/delivery-types.js';
-import { eventRecordOfDelivery, type EventInput, type EventRecord } from '../shared/event-types.js';
+import type { Client } from '@temporalio/client';
+import type { EventRecord } from '../shared/event-types.js';
 import { EVENT_WORKFLOW } from '../shared/names.js';
 import {
   EVENT_RECORD_DELIVERY,
@@ -10,8 +9,8 @@ import {
   SA_EVENT_TYPE,
   SA_TENANT,
 } from '../shared/search-attributes.js';
-import { eventFromDeliveries, startInputOf } from './delivery-envelope.js';
-import { eventWorkflowId } from '../shared/ids.js';
+import { eventFromDeliveries } from './delivery-envelope.js';
+import { heldEventRecord } from './event-record.js';
 import { newestFirst, type Started } from './newest-first.js';
 import { NOT_CONTINUED, and, eq, ofType, or } from './visibility.js';
 
@@ -63,29 +62,17 @@ async function eventRows(client: Client, query: string, cap: number) {
 }
 
 /**
- * The tenant's event, from its record, else from its deliveries, which carry its body as
- * long as they live: an event published without a record (issue 16 (4)), or one whose record
- * is past the namespace retention (issue 14.11). The first skipped nothing; for the second,
- * what was skipped went with the record, and the answer has no `skipped`. `undefined`
- * when there is no such event; an unreachable Temporal is thrown on (503), never a 404.
+ * The tenant's event, from what holds its id (its record workflow or its first delivery),
+ * else from its deliveries, which carry its body as long as they live: an event published
+ * without a record (issue 16 (4)), or one whose record is past the namespace retention
+ * (issue 14.11). The first skipped nothing; for the second, what was skipped went with the
+ * record, and the answer has no `skipped`. `undefined` when there is no such event; an
+ * unreachable Temporal is thrown on (503), never a 404.
  */
 export async function readEvent(
   client: Client,
   tenantId: string,
   eventId: string,
 ): Promise<EventRecord | Omit<EventRecord, 'skipped'> | undefined> {
-  const id = eventWorkflowId(tenantId, eventId);
-  // Issue 16 (4): the id may be held by the event's first delivery; its input has the record.
-  const held = await startInputOf<DeliveryInput | EventInput>(client, id);
-  if (!held) return eventFromDeliveries(client, tenantId, eventId);
-  if ('deliveryId' in held) return eventRecordOfDelivery(held);
-  const handle = client.workflow.getHandle<() => Promise<EventRecord>>(id);
-  try {
-    return await handle.result();
-  } catch (err) {
-    // A record that ended without a result (terminated) is no event.
-    if (err instanceof WorkflowFailedError) return undefined;
-    if (!(err instanceof WorkflowNotFoundError)) throw err;
-    return eventFromDeliveries(client, tenantId, eventId);
-  }
+  return (await heldEventRecord(client, tenantId, eventId)) ?? eventFromDeliveries(client, tenantId, eventId);
 }

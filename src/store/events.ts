@@ -3,7 +3,7 @@ import { reportHoldFull } from '../deliveries/hold-overflow.js';
 import { startDelivery } from '../deliveries/start-delivery.js';
 import type { DeliveryInput } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
-import { eventRecordOf, eventRecordOfDelivery, type EventInput, type EventRecord } from '../shared/event-types.js';
+import type { EventInput, EventRecord } from '../shared/event-types.js';
 import { eventWorkflowId } from '../shared/ids.js';
 import { EVENT_WORKFLOW } from '../shared/names.js';
 import { SA_EVENT_ID, SA_EVENT_TYPE, SA_TENANT } from '../shared/search-attributes.js';
@@ -12,7 +12,7 @@ import { pendingDeliveries } from './visibility.js';
 import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
 import { turnStartDelayMs } from '../flow/limiter.js';
 import { createTurnReserver } from './turn-reservations.js';
-import { startInputOf } from './delivery-envelope.js';
+import { heldEventRecord } from './event-record.js';
 
 /** What publishing an event needs of the database (core/publish-event.ts). */
 export interface PublishStore {
@@ -88,12 +88,11 @@ export function temporalPublishStore(deps: {
       return r.created;
     },
     async eventRecord(tenantId, eventId) {
-      const id = eventWorkflowId(tenantId, eventId);
-      // The start's input, not the run's result: a delivery holding the id may run for a day.
-      const input = await startInputOf<EventInput | DeliveryInput>(client, id);
-      // A record workflow returns `eventRecordOf` its input.
-      if (input) return 'deliveryId' in input ? eventRecordOfDelivery(input) : eventRecordOf(input);
-      return client.workflow.getHandle<() => Promise<EventRecord>>(id).result();
+      const record = await heldEventRecord(client, tenantId, eventId);
+      // Asked only after the id was refused as taken: its holder exists.
+      if (!record)
+        throw new WorkflowNotFoundError('refused as a repeat, yet nothing holds it', eventWorkflowId(tenantId, eventId), undefined);
+      return record;
     },
     async startDeliveries(deliveries) {
       await enqueueOrdered(client, deliveries);
