@@ -4,12 +4,18 @@
 // adds no command, so a delivery's history is the same with it as without (test/observability).
 // Bundled with the workflows (WORKFLOW_INTERCEPTOR_MODULES in src/worker.ts).
 import { proxySinks, workflowInfo, type WorkflowInterceptors } from '@temporalio/workflow';
-import type { AttemptRequest, DeliveryInput, DeliveryState, DeliveryStatus, SendResult } from '../shared/delivery-types.js';
+import type {
+  AttemptRequest,
+  DeliveryInput,
+  DeliveryState,
+  DeliveryStatus,
+  SendResult,
+} from '../shared/delivery-types.js';
 import { SA_ENDPOINT_STATUS, SA_PRESET, SA_STATUS } from '../shared/search-attributes.js';
 import { classifyAttempt, failedAttemptClass, type ClassifiedAttempt } from './attempt-outcome.js';
-import type { DeliveryRef, HeraldMetricsSinks } from './metrics-sinks.js';
+import { numberedMetrics, type DeliveryRef, type HeraldMetricsSinks } from './metrics-sinks.js';
 
-const { heraldMetrics } = proxySinks<HeraldMetricsSinks>();
+const sinks = proxySinks<HeraldMetricsSinks>();
 
 const DELIVERY_TYPES: Record<string, DeliveryRef['kind']> = {
   deliveryWorkflow: 'delivery',
@@ -39,6 +45,7 @@ export const interceptors = (): WorkflowInterceptors => {
 };
 
 function deliveryInterceptors(kind: DeliveryRef['kind']): WorkflowInterceptors {
+  const heraldMetrics = numberedMetrics(sinks.heraldMetrics);
   let ref: DeliveryRef | undefined;
   /**
    * Issue 16: a run that closes at its round's end writes HeraldStatus only for dead letters,
@@ -82,7 +89,8 @@ function deliveryInterceptors(kind: DeliveryRef['kind']): WorkflowInterceptors {
       // No inline slot was free: not an attempt, the activity sends it.
       if (result.inlineDeclined) return;
       // A repeated first task: the attempt before it was lost with its worker (R-CRASH).
-      if (result.inlineLost) return heraldMetrics.attempt({ ...known, preset: req.preset }, 'worker_error', undefined, undefined);
+      if (result.inlineLost)
+        return heraldMetrics.attempt({ ...known, preset: req.preset }, 'worker_error', undefined, undefined);
       const c = classifyAttempt(result);
       if (c.outcome === 'failed') failed = c;
       else heraldMetrics.attempt(known, c.outcome, c.reason, c.latencySeconds);
@@ -138,6 +146,7 @@ function deliveryInterceptors(kind: DeliveryRef['kind']): WorkflowInterceptors {
 }
 
 function endpointInterceptors(): WorkflowInterceptors {
+  const heraldMetrics = numberedMetrics(sinks.heraldMetrics);
   let last: string | undefined;
   let started = false;
   return {
