@@ -1,5 +1,5 @@
 # One image for both Herald processes; docker-compose.yml chooses the entry point
-# (`node --import tsx src/worker.ts` or `node --import tsx src/api/server.ts`).
+# (`node ... --import tsx src/worker.ts` or `node ... --import tsx src/api/server.ts`).
 FROM node:20-slim
 
 WORKDIR /app
@@ -12,6 +12,8 @@ RUN npm ci --no-audit --no-fund && npm cache clean --force
 
 COPY tsconfig.json ./
 COPY src ./src
+# The workers' preload (issue 16: the workflow thread without the SDK's stack-trace hook).
+COPY scripts/workflow-thread-preload.cjs ./scripts/
 # The workers' prebuilt workflow bundle (compose sets HERALD_WORKFLOW_BUNDLE to it).
 RUN node --import tsx src/workflow-bundle.ts /app/workflow-bundle.js
 
@@ -23,4 +25,4 @@ ENV NODE_ENV=production
 USER node
 
 EXPOSE 3000
-CMD ["node", "--import", "tsx", "src/worker.ts"]
+CMD ["node", "--require=./scripts/workflow-thread-preload.cjs", "--import", "tsx", "src/worker.ts"]

@@ -52,4 +52,10 @@ export default tseslint.config(
     files: ['**/*.js', '**/*.mjs', 'scripts/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', URL: 'readonly' } },
   },
+  {
+    // A `node --require` preload is CommonJS (scripts/workflow-thread-preload.cjs).
+    files: ['scripts/**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', globalThis: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -100,6 +100,8 @@ const { values } = parseArgs({
     stack: { type: 'boolean', default: false },
     // Issue 16 (4): publish without event ids, so Herald names each event (no record workflow).
     'herald-names-events': { type: 'boolean', default: false },
+    // An A/B of one setting: `--herald-env=NAME=value`, repeatable, added to Herald's environment.
+    'herald-env': { type: 'string', multiple: true, default: [] },
     ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
   },
 });
@@ -132,7 +134,12 @@ async function main() {
     ? new StackHerald(size.concurrency, log)
     : new BenchHerald(
         ports,
-        { HERALD_METRICS_PORT: String(metricsPort) },
+        {
+          HERALD_METRICS_PORT: String(metricsPort),
+          ...Object.fromEntries(
+            values['herald-env'].map((kv) => [kv.slice(0, kv.indexOf('=')), kv.slice(kv.indexOf('=') + 1)]),
+          ),
+        },
         size.concurrency,
         values['herald-root'],
       );

@@ -2,16 +2,24 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 /**
- * The Node flags `npm start` gives Herald's process (package.json's start script), so the
- * benchmarks measure the embedded default exactly as a user starts it. `root`: another
- * checkout's package.json (`--herald-root`).
+ * The Node flags an npm script gives Herald's process (`tsx <flags> <entry>` in package.json),
+ * so benchmarks and tests start it exactly as a user does. `root`: another checkout's
+ * package.json (`--herald-root`).
  */
-export function startNodeFlags(root?: string): string[] {
+export function npmScriptNodeFlags(
+  script: 'start' | 'worker' | 'api',
+  entry: string,
+  root?: string,
+): string[] {
   const file = root ? join(root, 'package.json') : new URL('../package.json', import.meta.url);
-  const pkg = JSON.parse(readFileSync(file, 'utf8')) as {
-    scripts: { start: string };
-  };
-  const m = /\btsx((?:\s+--[\w-]+(?:=\S+)?)*)\s+src\/main\.ts/.exec(pkg.scripts.start);
-  if (!m) throw new Error(`cannot find "tsx ... src/main.ts" in the start script: ${pkg.scripts.start}`);
+  const pkg = JSON.parse(readFileSync(file, 'utf8')) as { scripts: Record<string, string> };
+  const line = pkg.scripts[script] ?? '';
+  const m = new RegExp(`\\btsx((?:\\s+--[\\w-]+(?:=\\S+)?)*)\\s+${entry.replace(/[.]/g, '\\.')}`).exec(line);
+  if (!m) throw new Error(`cannot find "tsx ... ${entry}" in the ${script} script: ${line}`);
   return m[1]!.split(/\s+/).filter(Boolean);
+}
+
+/** `npm start`'s flags (the embedded default), for the benchmarks. */
+export function startNodeFlags(root?: string): string[] {
+  return npmScriptNodeFlags('start', 'src/main.ts', root);
 }

@@ -85,6 +85,10 @@ export const configSchema = z.object({
   // Issue 20: tenant and endpoint labels on delivery metrics. Off by default: every endpoint
   // would be a new series in every counter, which is what sinks a Prometheus server.
   HERALD_METRICS_TENANT_LABELS: bool('false'),
+  // Issue 16: the SDK's promise stack-trace hook in workflow threads, read by the preload
+  // (scripts/workflow-thread-preload.cjs) before this schema runs; listed so a typo fails here.
+  // Off: the `__stack_trace` query costs every delivery CPU for a page few operators open.
+  HERALD_WORKFLOW_STACK_TRACES: bool('false'),
   // Issue 18: signs portal sessions, portal links and CSRF tokens. Every API process of a
   // deployment needs the same one; without it /portal is closed. `npm start` makes one in
   // .data/portal.key.

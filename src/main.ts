@@ -30,6 +30,7 @@ import { configureObservability, openObservabilityListener } from './observabili
 import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log as logger } from './observability/log.js';
+import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 
 const log = (msg: string) => logger.notice(msg);
 
@@ -146,6 +147,8 @@ async function main() {
     [temporalReachable(workerConnection), workerPolling(worker)],
     { sdkMetrics: true },
   );
+  const stackTraces = workflowStackTracesNote(config);
+  if (stackTraces) logger[stackTraces.level](stackTraces.message);
   log(`worker polling task queue "${worker.options.taskQueue}"`);
 
   let stopping = false;

@@ -22,6 +22,7 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { configureObservability, openObservabilityListener } from './observability/process.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
+import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { inlineSlotsFor } from './activities/inline-slots.js';
 import { SendShare, shareLimit } from './policy/flow-share.js';
 import {
@@ -158,6 +159,8 @@ async function main() {
       sdkMetrics: true,
     },
   );
+  const stackTraces = workflowStackTracesNote(config);
+  if (stackTraces) log[stackTraces.level](stackTraces.message);
   log.notice(`worker polling task queue ${worker.options.taskQueue}`);
   await worker.run();
   await listener?.close();

@@ -279,7 +279,14 @@ export class Stack {
       name: service === 'herald-api' ? 'herald-api' : `herald-worker-${i + 1}`,
       // docker-compose.yml's command for the same service.
       command: process.execPath,
-      args: ['--max-old-space-size=320', '--single-threaded', '--import', 'tsx', entry],
+      args: [
+        '--max-old-space-size=320',
+        '--single-threaded',
+        ...(service === 'herald-api' ? [] : ['--require=./scripts/workflow-thread-preload.cjs']),
+        '--import',
+        'tsx',
+        entry,
+      ],
       cwd: ROOT,
       env: this.envFor(service, topology),
       logFile: join(this.logDir, `${service === 'herald-api' ? 'herald-api' : `herald-worker-${i + 1}`}.log`),

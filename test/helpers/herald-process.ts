@@ -1,8 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
+import { startNodeFlags } from '../../bench/start-flags.js';
 import { freePort } from './ports.js';
 
-/** `npm start`'s entry point as a real child process with its own process group. */
+/** `npm start`'s entry point and Node flags as a real child process with its own process group. */
 export class HeraldProcess {
   child?: ChildProcess;
   output = '';
@@ -21,7 +22,7 @@ export class HeraldProcess {
     const env: Record<string, string | undefined> = { ...process.env, ...this.env };
     delete env.TEMPORAL_ADDRESS;
     this.output = '';
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    this.child = spawn(process.execPath, [...startNodeFlags(), '--import', 'tsx', 'src/main.ts'], {
       env,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -34,7 +35,9 @@ export class HeraldProcess {
       // The worker starts after the API is listening only once its bundle is built, so
       // wait for the log line that says both are up.
       if (this.output.includes('worker polling')) {
-        const ok = await fetch(`${apiUrl}/healthz`).then((r) => r.ok).catch(() => false);
+        const ok = await fetch(`${apiUrl}/healthz`)
+          .then((r) => r.ok)
+          .catch(() => false);
         if (ok) return;
       }
       await delay(250);

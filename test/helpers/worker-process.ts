@@ -1,10 +1,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inject } from 'vitest';
+import { npmScriptNodeFlags } from '../../bench/start-flags.js';
 import { TEST_CODEC_KEY } from './temporal.js';
 
 /**
- * A Herald worker as a real process (src/worker.ts) on the shared dev server, polling the
+ * A Herald worker as a real process (`npm run worker`'s entry and flags) on the shared dev server, polling the
  * given task queue: a second worker beside the test's in-process one, and one that can be
  * killed for real (kill -9).
  */
@@ -17,19 +18,23 @@ export class WorkerProcess {
   ) {}
 
   async start(timeoutMs = 120_000): Promise<void> {
-    this.child = spawn(process.execPath, ['--import', 'tsx', 'src/worker.ts'], {
-      env: {
-        ...process.env,
-        TEMPORAL_ADDRESS: inject('temporalAddress'),
-        HERALD_TASK_QUEUE: this.taskQueue,
-        HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
-        HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1',
-        HERALD_CODEC_KEYS: TEST_CODEC_KEY,
-        HERALD_METRICS_PORT: '0',
-        ...this.env,
+    this.child = spawn(
+      process.execPath,
+      [...npmScriptNodeFlags('worker', 'src/worker.ts'), '--import', 'tsx', 'src/worker.ts'],
+      {
+        env: {
+          ...process.env,
+          TEMPORAL_ADDRESS: inject('temporalAddress'),
+          HERALD_TASK_QUEUE: this.taskQueue,
+          HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
+          HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1',
+          HERALD_CODEC_KEYS: TEST_CODEC_KEY,
+          HERALD_METRICS_PORT: '0',
+          ...this.env,
+        },
+        stdio: ['ignore', 'pipe', 'pipe'],
       },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    );
     this.child.stdout!.on('data', (d: Buffer) => (this.output += d.toString()));
     this.child.stderr!.on('data', (d: Buffer) => (this.output += d.toString()));
     const deadline = Date.now() + timeoutMs;

@@ -1,8 +1,10 @@
-// `npm run worker` and `npm run api` as real child processes on the shared dev server, with
-// the output kept: the observability tests scrape their listeners and read their logs.
+// `npm run worker` and `npm run api` as real child processes (their scripts' Node flags) on
+// the shared dev server, with the output kept: the observability tests scrape their
+// listeners and read their logs.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inject } from 'vitest';
+import { npmScriptNodeFlags } from '../../bench/start-flags.js';
 import { freePort } from '../helpers/ports.js';
 import { TEST_OPERATOR_KEY } from '../helpers/api.js';
 import { TEST_CODEC_KEY } from '../helpers/temporal.js';
@@ -26,7 +28,9 @@ export class ChildHerald {
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && !k.startsWith('OTEL_')),
     );
-    this.child = spawn(process.execPath, ['--import', 'tsx', this.entry], {
+    const script = this.entry === 'src/worker.ts' ? 'worker' : 'api';
+    const flags = npmScriptNodeFlags(script, this.entry);
+    this.child = spawn(process.execPath, [...flags, '--import', 'tsx', this.entry], {
       env: {
         ...inherited,
         TEMPORAL_ADDRESS: inject('temporalAddress'),

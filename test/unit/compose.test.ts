@@ -199,6 +199,7 @@ describe('docker-compose stack', () => {
   });
 
   it('foundation: worker and API are built from the repo Dockerfile and start the right entry points', () => {
+    const PRELOAD = '--require=./scripts/workflow-thread-preload.cjs';
     const pkg = JSON.parse(read('package.json')) as { scripts: Record<string, string> };
     const entry = { 'herald-worker': 'src/worker.ts', 'herald-api': 'src/api/server.ts' };
     const images = new Set<string | undefined>();
@@ -208,14 +209,20 @@ describe('docker-compose stack', () => {
       expect(build.context, `${name} build context`).toBe('.');
       expect(build.dockerfile ?? 'Dockerfile').toBe('Dockerfile');
       images.add(s.image);
-      // The same heap cap as `npm start` (README: the worker's RSS under a backlog).
-      expect(words(s.command)).toEqual(['node', '--max-old-space-size=320', '--single-threaded', '--import', 'tsx', entry[name]]);
-      expect(pkg.scripts.start).toContain('tsx --max-old-space-size=320 --single-threaded src/main.ts');
+      // The same heap cap as `npm start` (README: the worker's RSS under a backlog), and for
+      // the worker the same workflow-thread preload (issue 16).
+      const flags = ['--max-old-space-size=320', '--single-threaded', ...(name === 'herald-worker' ? [PRELOAD] : [])];
+      expect(words(s.command)).toEqual(['node', ...flags, '--import', 'tsx', entry[name]]);
     }
     expect(images.size, 'one image for both').toBe(1);
     // The same entry points the npm scripts run, so the two cannot drift apart.
-    expect(pkg.scripts.worker).toBe('tsx --max-old-space-size=320 --single-threaded src/worker.ts');
+    expect(pkg.scripts.start).toContain(`tsx --max-old-space-size=320 --single-threaded ${PRELOAD} src/main.ts`);
+    expect(pkg.scripts.worker).toBe(`tsx --max-old-space-size=320 --single-threaded ${PRELOAD} src/worker.ts`);
     expect(pkg.scripts.api).toBe('tsx --max-old-space-size=320 --single-threaded src/api/server.ts');
+    // The image's own command (a worker) has the preload, and the image has the file.
+    const dockerfile = read('Dockerfile');
+    expect(dockerfile).toContain(`CMD ["node", "${PRELOAD}", "--import", "tsx", "src/worker.ts"]`);
+    expect(dockerfile).toContain('COPY scripts/workflow-thread-preload.cjs ./scripts/');
   });
 
   it('foundation: worker and API reach Temporal and get their secrets from the environment only', () => {
