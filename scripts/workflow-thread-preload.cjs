@@ -4,10 +4,10 @@
 // image, the production stack): a preload is the only code that runs in the SDK's workflow
 // thread before the SDK does. There the SDK installs a V8 promise hook which, for every promise
 // a workflow makes, captures a stack and maps it through the bundle's source map, only so the
-// `__stack_trace` query (the Web UI's "Stack Trace" tab) can answer. That hook is about 1.6 ms
-// of Herald's 12.6 ms of CPU per delivery (BENCHMARKS.md, "the workflow thread's promise
-// hook"). Here it is a hook that does nothing: workflows run the same, and the query answers
-// with no stack. (Refusing it outright would make the SDK print a plain-text warning into the
+// `__stack_trace` query (the Web UI's "Stack Trace" tab) can answer. That hook cost 2.0 ms of
+// Herald's 16.0 ms of CPU per delivery (BENCHMARKS.md, session 25). Here it is a hook that does
+// nothing: workflows run the same, errors keep their stacks, and the query answers with no
+// stack. (Refusing the hook outright would make the SDK print a plain-text warning into the
 // worker's JSON log.) HERALD_WORKFLOW_STACK_TRACES=true keeps the SDK's hook, to debug a stuck
 // workflow; the worker logs which it runs with. The main thread is left alone.
 'use strict';
