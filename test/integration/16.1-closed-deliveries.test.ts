@@ -201,6 +201,8 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     expect(statuses).toEqual([202, 409]);
     const refused = (await answers.find((r) => r.status === 409)!.json()) as Problem;
     expect(refused.code).toBe('not_a_dead_letter');
+    // The list is visibility's, which shows a new run a moment after its start.
+    await expect.poll(async () => (await runs(id)).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(await runs(id)).toHaveLength(2);
   });
 
