@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Stack, type StackInfo } from '../scripts/stack/stack.js';
 import { heraldNamed } from './event-names.js';
-import { startNodeFlags } from './start-flags.js';
+import { startNodeFlags } from '../scripts/npm-script-flags.js';
 import { Pool } from 'undici';
 
 export const OPERATOR_KEY = 'op_bench_key_0123456789abcdef';

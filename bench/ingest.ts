@@ -18,7 +18,7 @@ import { parseArgs } from 'node:util';
 import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { freePort, freePortWith } from './ports.js';
-import { startNodeFlags } from './start-flags.js';
+import { startNodeFlags } from '../scripts/npm-script-flags.js';
 
 const OPERATOR_KEY = 'op_bench_ingest_0123456789abcdef';
 

@@ -194,13 +194,14 @@ export async function publishEvent(
 
   // The envelope travels once in the record (N copies of a 256 KiB body would exceed
   // Temporal's 2 MB payload limit); each delivery carries its own.
-  const input: EventInput = {
+  // Read only where the event has a record workflow of its own.
+  const recordInput = (): EventInput => ({
     tenantId,
     event,
     deliveries: deliveries.map(({ event: _e, ...d }) => d),
     skipped,
     deliveriesStarted: true,
-  };
+  });
   // Issue 14.10: an overflow is told before the deliveries start, and again by a repeat,
   // so an accepted overflow never leaves the endpoint without hearing of it.
   const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
@@ -219,7 +220,7 @@ export async function publishEvent(
   }
   const owned = held
     ? await store.startRecordDelivery(deliveries[0]!)
-    : recordless || (await store.startEventRecord(input));
+    : recordless || (await store.startEventRecord(recordInput()));
   if (!owned) {
     const first = await store.eventRecord(tenantId, eventId);
     const again = first.started ?? [];
@@ -241,5 +242,5 @@ export async function publishEvent(
     await store.startDeliveries([{ ...record!, eventRecord: true }]);
     if (rest.length > 0) await store.startDeliveries(rest);
   } else await store.startDeliveries(deliveries);
-  return published(eventRecordOf(input));
+  return published(eventRecordOf(recordInput()));
 }

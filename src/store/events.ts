@@ -90,8 +90,7 @@ export function temporalPublishStore(deps: {
     async eventRecord(tenantId, eventId) {
       const record = await heldEventRecord(client, tenantId, eventId);
       // Asked only after the id was refused as taken: its holder exists.
-      if (!record)
-        throw new WorkflowNotFoundError('refused as a repeat, yet nothing holds it', eventWorkflowId(tenantId, eventId), undefined);
+      if (!record) throw new Error(`event ${eventId} was refused as a repeat, yet nothing holds its id`);
       return record;
     },
     async startDeliveries(deliveries) {

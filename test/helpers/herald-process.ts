@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
-import { startNodeFlags } from '../../bench/start-flags.js';
+import { startNodeFlags } from '../../scripts/npm-script-flags.js';
 import { freePort } from './ports.js';
 
 /** `npm start`'s entry point and Node flags as a real child process with its own process group. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inject } from 'vitest';
-import { npmScriptNodeFlags } from '../../bench/start-flags.js';
+import { npmScriptNodeFlags } from '../../scripts/npm-script-flags.js';
 import { TEST_CODEC_KEY } from './temporal.js';
 
 /**
