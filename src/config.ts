@@ -125,6 +125,10 @@ export const configSchema = z.object({
   HERALD_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
+  // A worker holding every workflow-task slot idle this long, with the server seeing no poll
+  // from it, has stalled (src/observability/worker-stall.ts): /readyz says so and the process
+  // stops, for its supervisor to start a fresh one. Needs the SDK exporter (HERALD_METRICS_PORT). 0: off.
+  HERALD_WORKER_STALL_SECONDS: z.coerce.number().int().min(0).default(120),
   // Issue 16: first attempts sent inside the delivery's first workflow task at once. Each
   // holds a workflow-task slot while its receiver answers, so by default half of those slots
   // (one endpoint at most HERALD_ENDPOINT_MAX_SHARE of these); the rest go out as the send

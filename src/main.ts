@@ -31,6 +31,7 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log as logger } from './observability/log.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
+import { watchWorkerForStall } from './observability/stall-watchdog.js';
 
 const log = (msg: string) => logger.notice(msg);
 
@@ -142,9 +143,11 @@ async function main() {
   if (embedded && !process.env.HERALD_OPERATOR_KEY)
     log(`operator key for /v1/admin: export HERALD_OPERATOR_KEY=$(cat ${resolve(operatorKeyFile)})`);
   // Issue 20: one /metrics, /healthz, /readyz listener for the worker and the API.
+  // A worker that stopped polling for good (an SDK fault) stops Herald, for a fresh start.
+  const stall = watchWorkerForStall(config, worker, workerConnection, (reason) => void stop(reason));
   const observability = await openObservabilityListener(
     config,
-    [temporalReachable(workerConnection), workerPolling(worker)],
+    [temporalReachable(workerConnection), workerPolling(worker), ...(stall ? [stall.readiness] : [])],
     { sdkMetrics: true },
   );
   const stackTraces = workflowStackTracesNote(config);
@@ -176,6 +179,7 @@ async function main() {
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
   await worker.run();
+  stall?.stop();
   await closeActivities();
   await workerConnection.close();
   await clientConnection.close();

@@ -22,6 +22,7 @@ import { installSdkRuntime } from './observability/sdk-runtime.js';
 import { configureObservability, openObservabilityListener } from './observability/process.js';
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
+import { watchWorkerForStall } from './observability/stall-watchdog.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { inlineSlotsFor } from './activities/inline-slots.js';
 import { SendShare, shareLimit } from './policy/flow-share.js';
@@ -152,9 +153,12 @@ async function main() {
     dataConverterFor(config),
   );
   const { worker, close } = await createHeraldWorker({ connection, config, client });
+  const stall = watchWorkerForStall(config, worker, connection, () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+  });
   const listener = await openObservabilityListener(
     config,
-    [temporalReachable(connection), workerPolling(worker)],
+    [temporalReachable(connection), workerPolling(worker), ...(stall ? [stall.readiness] : [])],
     {
       sdkMetrics: true,
     },
@@ -163,6 +167,7 @@ async function main() {
   if (stackTraces) log[stackTraces.level](stackTraces.message);
   log.notice(`worker polling task queue ${worker.options.taskQueue}`);
   await worker.run();
+  stall?.stop();
   await listener?.close();
   await close();
   await connection.close();

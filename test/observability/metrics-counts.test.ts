@@ -11,7 +11,7 @@ import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
 import { Receiver } from '../helpers/receiver.js';
 import { devServerClients, testConfig, workflowBundle } from '../helpers/temporal.js';
-import { parseMetrics, sample } from './prometheus-text.js';
+import { parseMetrics, sample } from '../../src/observability/prometheus-text.js';
 
 type Delivery = { id: string; status: string; attempts: Array<{ kind: string; code?: string }> };
 

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { HeraldMetrics } from '../../src/observability/metrics.js';
 import { createNotifier } from '../../src/notify/notifier.js';
 import { TransformSandbox } from '../../src/transform/sandbox.js';
-import { parseMetrics, sample } from './prometheus-text.js';
+import { parseMetrics, sample } from '../../src/observability/prometheus-text.js';
 
 const ctx = {
   tenantId: 'tn_1',

@@ -1,4 +1,4 @@
-// A small reader of the Prometheus text format, for tests that check scraped values.
+// A small reader of the Prometheus text format: the stall watch reads the SDK exporter with it, tests check scraped values.
 export interface Sample {
   name: string;
   labels: Record<string, string>;
