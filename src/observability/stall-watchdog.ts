@@ -94,8 +94,12 @@ export function watchWorkerForStall(
   connection: TaskQueueDescriber,
   stop: (reason: string) => void,
 ): StallWatchdog | undefined {
+  if (config.HERALD_WORKER_STALL_SECONDS === 0) return undefined;
   const url = sdkMetricsUrl(config);
-  if (!url || config.HERALD_WORKER_STALL_SECONDS === 0) return undefined;
+  if (!url) {
+    log.warn('the stall watchdog is off: it reads the SDK exporter, which HERALD_METRICS_PORT=0 turns off');
+    return undefined;
+  }
   return startStallWatchdog({
     worker,
     connection,

@@ -3,7 +3,9 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { msToTs } from '@temporalio/common';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startStallWatchdog, type StallReport } from '../../../src/observability/stall-watchdog.js';
+import { loadConfig } from '../../../src/config.js';
+import { configureLogging } from '../../../src/observability/log.js';
+import { startStallWatchdog, watchWorkerForStall, type StallReport } from '../../../src/observability/stall-watchdog.js';
 import type { TaskQueueDescriber } from '../../../src/temporal/worker-polls.js';
 
 // The watchdog's decision, over HTTP from an exporter serving the text captured from the
@@ -79,5 +81,25 @@ describe('the stall watchdog', () => {
   it('an old last poll is a stall', async () => {
     const { stalls } = await watchFor(1_000_000 - 240_000);
     expect(stalls.map((s) => s.lastPollAt)).toEqual([new Date(1_000_000 - 240_000).toISOString()]);
+  });
+});
+
+describe('the stall watchdog at start', () => {
+  it('says it is off when the SDK exporter it reads is off', () => {
+    const lines: string[] = [];
+    configureLogging({ sink: { write: (l) => lines.push(l) } });
+    try {
+      const off = watchWorkerForStall(loadConfig({ HERALD_METRICS_PORT: '0' }), worker, pollers('none'), () => {});
+      expect(off).toBeUndefined();
+      expect(lines.map((l) => (JSON.parse(l) as { message: string }).message)).toEqual([
+        expect.stringContaining('the stall watchdog is off'),
+      ]);
+      // Turned off on purpose: nothing to say.
+      lines.length = 0;
+      expect(watchWorkerForStall(loadConfig({ HERALD_WORKER_STALL_SECONDS: '0' }), worker, pollers('none'), () => {})).toBeUndefined();
+      expect(lines).toEqual([]);
+    } finally {
+      configureLogging({ sink: { write: (l) => process.stdout.write(l) } });
+    }
   });
 });
