@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { startNodeFlags } from '../../scripts/npm-script-flags.js';
-import { freePort } from './ports.js';
+import { freePorts } from './ports.js';
 
 /** `npm start`'s entry point and Node flags as a real child process with its own process group. */
 export class HeraldProcess {
@@ -11,14 +11,15 @@ export class HeraldProcess {
   constructor(private readonly env: Record<string, string>) {}
 
   async start(apiUrl: string, timeoutMs = 90_000): Promise<void> {
+    const [codec, http, metrics] = await freePorts(3);
     // The codec listener has a fixed default port; test processes run side by side.
-    this.env.HERALD_CODEC_PORT ??= String(await freePort());
+    this.env.HERALD_CODEC_PORT ??= String(codec);
     // So is the metrics listener's (issue 20); a test that scrapes it sets its own.
     this.env.HERALD_METRICS_PORT ??= '0';
     // The embedded server's HTTP and metrics ports default to its frontend port + 10 and + 11,
     // which another test's process may hold on a busy machine.
-    this.env.HERALD_TEMPORAL_HTTP_PORT ??= String(await freePort());
-    this.env.HERALD_TEMPORAL_METRICS_PORT ??= String(await freePort());
+    this.env.HERALD_TEMPORAL_HTTP_PORT ??= String(http);
+    this.env.HERALD_TEMPORAL_METRICS_PORT ??= String(metrics);
     const env: Record<string, string | undefined> = { ...process.env, ...this.env };
     delete env.TEMPORAL_ADDRESS;
     this.output = '';

@@ -8,7 +8,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { TEST_OPERATOR_KEY, httpApp, newTenant } from '../helpers/api.js';
 import { HeraldProcess } from '../helpers/herald-process.js';
-import { freePort, portOpen } from '../helpers/ports.js';
+import { freePorts, portOpen } from '../helpers/ports.js';
 import { Receiver } from '../helpers/receiver.js';
 
 
@@ -54,7 +54,8 @@ describe('14.3 npm start after a crash: no orphaned Temporal, no Herald running 
   };
 
   it('14.3 R-CRASH: kill -9 of the Herald process takes its Temporal server with it, and a restart on the same data folder delivers', async () => {
-    ports = { api: await freePort(), temporal: await freePort(), ui: await freePort() };
+    const [api, temporal, ui] = await freePorts(3);
+    ports = { api: api!, temporal: temporal!, ui: ui! };
     const apiUrl = `http://127.0.0.1:${ports.api}`;
     const base = await receiver.start();
     await start();

@@ -5,7 +5,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { inject } from 'vitest';
 import { npmScriptNodeFlags } from '../../scripts/npm-script-flags.js';
-import { freePort } from '../helpers/ports.js';
+import { freePorts } from '../helpers/ports.js';
 import { TEST_OPERATOR_KEY } from '../helpers/api.js';
 import { TEST_CODEC_KEY } from '../helpers/temporal.js';
 
@@ -13,6 +13,7 @@ export class ChildHerald {
   child?: ChildProcess;
   output = '';
   metricsPort = 0;
+  sdkMetricsPort = 0;
 
   constructor(
     private readonly entry: 'src/worker.ts' | 'src/api/server.ts',
@@ -24,7 +25,9 @@ export class ChildHerald {
   }
 
   async start(readyLine: string, timeoutMs = 90_000) {
-    this.metricsPort = Number(this.env.HERALD_METRICS_PORT ?? (await freePort()));
+    const [metrics, sdk, codec] = await freePorts(3);
+    this.metricsPort = Number(this.env.HERALD_METRICS_PORT ?? metrics);
+    this.sdkMetricsPort = Number(this.env.HERALD_SDK_METRICS_PORT ?? sdk);
     const inherited = Object.fromEntries(
       Object.entries(process.env).filter(([k]) => !k.startsWith('HERALD_') && !k.startsWith('OTEL_')),
     );
@@ -39,8 +42,8 @@ export class ChildHerald {
         HERALD_ALLOW_ADDRESSES: '127.0.0.1/32',
         HERALD_ALLOW_HTTP_HOSTS: '127.0.0.1',
         HERALD_METRICS_PORT: String(this.metricsPort),
-        HERALD_SDK_METRICS_PORT: String(await freePort()),
-        HERALD_CODEC_PORT: String(await freePort()),
+        HERALD_SDK_METRICS_PORT: String(this.sdkMetricsPort),
+        HERALD_CODEC_PORT: String(codec),
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

@@ -10,7 +10,6 @@ import { createApp } from '../../src/api/app.js';
 import { workerSample } from '../../src/observability/worker-stall.js';
 import { lastWorkflowPoll } from '../../src/temporal/worker-polls.js';
 import { newTenant, jsonOf } from '../helpers/api.js';
-import { freePort } from '../helpers/ports.js';
 import { Receiver } from '../helpers/receiver.js';
 import { devServerClients, testConfig } from '../helpers/temporal.js';
 import { ChildHerald } from './herald-processes.js';
@@ -23,17 +22,15 @@ describe('the stall watchdog on a real worker', () => {
   let t: Awaited<ReturnType<typeof devServerClients>>;
   let base: string;
   const taskQueue = `stall-${Math.random().toString(36).slice(2, 8)}`;
-  let sdkPort = 0;
 
   beforeAll(async () => {
-    [t, base, sdkPort] = await Promise.all([devServerClients(), receiver.start(), freePort()]);
+    [t, base] = await Promise.all([devServerClients(), receiver.start()]);
     // Four workflow-task slots, half of which inline first attempts may hold (the rest serve
     // the endpoint reads those attempts make); a 2 s stall window.
     worker = new ChildHerald('src/worker.ts', {
       HERALD_TASK_QUEUE: taskQueue,
       HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '4',
       HERALD_WORKER_STALL_SECONDS: '2',
-      HERALD_SDK_METRICS_PORT: String(sdkPort),
     });
     await worker.start('worker polling');
   }, 120_000);
@@ -54,7 +51,7 @@ describe('the stall watchdog on a real worker', () => {
 
     // The watchdog's own reading of this worker, from its exporter: two slots held by the two
     // local activities (the inline sends).
-    const text = await fetch(`http://127.0.0.1:${sdkPort}/metrics`).then((r) => r.text());
+    const text = await fetch(`http://127.0.0.1:${worker.sdkMetricsPort}/metrics`).then((r) => r.text());
     const sample = workerSample(text, taskQueue, { numInFlightWorkflowActivations: 0, numInFlightLocalActivities: 0 });
     expect(sample).toMatchObject({ localActivitySlotsUsed: 2 });
     expect(sample!.workflowSlotsUsed).toBeGreaterThanOrEqual(2);
