@@ -26,12 +26,3 @@ export function sample(samples: Sample[], name: string, labels: Record<string, s
     .reduce((sum, s) => sum + s.value, 0);
 }
 
-/** Every metric family name in a scrape (histograms by their base name too). */
-export function metricNames(samples: Sample[]): Set<string> {
-  const names = new Set<string>();
-  for (const s of samples) {
-    names.add(s.name);
-    names.add(s.name.replace(/_(bucket|sum|count)$/, ''));
-  }
-  return names;
-}

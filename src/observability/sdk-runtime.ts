@@ -57,6 +57,13 @@ export function sdkMetricsUrl(config: Config): string | undefined {
   return port ? `http://127.0.0.1:${port}/metrics` : undefined;
 }
 
+/** The SDK exporter's text; empty (not failed) when the exporter is down or slow. */
+export function readSdkMetrics(url: string): Promise<string> {
+  return fetch(url, { signal: AbortSignal.timeout(2_000) })
+    .then((r) => (r.ok ? r.text() : ''))
+    .catch(() => '');
+}
+
 let installed = false;
 
 /** Whether a loopback port is free to bind right now. */

@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { heraldMetrics, type HeraldMetrics } from './metrics.js';
 import { errorFields, log } from './log.js';
+import { readSdkMetrics } from './sdk-runtime.js';
 
 /** One readiness condition: undefined when met, else the problem's code and detail. */
 export type ReadinessCheck = () => Promise<{ code: string; detail: string } | undefined>;
@@ -96,8 +97,6 @@ async function ready(checks: ReadinessCheck[]) {
 export async function scrape(metrics: HeraldMetrics, sdkMetricsUrl?: string): Promise<string> {
   const own = await metrics.registry.metrics();
   if (!sdkMetricsUrl) return own;
-  const sdk = await fetch(sdkMetricsUrl, { signal: AbortSignal.timeout(2_000) })
-    .then((r) => (r.ok ? r.text() : ''))
-    .catch(() => '');
+  const sdk = await readSdkMetrics(sdkMetricsUrl);
   return sdk ? `${own}\n${sdk}` : own;
 }

@@ -6,7 +6,7 @@
 import { lastWorkflowPoll, type TaskQueueDescriber } from '../temporal/worker-polls.js';
 import type { Config } from '../config.js';
 import { log } from './log.js';
-import { sdkMetricsUrl } from './sdk-runtime.js';
+import { readSdkMetrics, sdkMetricsUrl } from './sdk-runtime.js';
 import type { ReadinessCheck } from './server.js';
 import { StallWatch, workerSample, type WorkerSample, type WorkerStatusLike } from './worker-stall.js';
 
@@ -46,9 +46,7 @@ export function startStallWatchdog(opts: StallWatchdogOptions): StallWatchdog {
     if (stalled || running) return stalled;
     running = true;
     try {
-      const text = await fetch(opts.sdkMetricsUrl, { signal: AbortSignal.timeout(2_000) })
-        .then((r) => (r.ok ? r.text() : ''))
-        .catch(() => '');
+      const text = await readSdkMetrics(opts.sdkMetricsUrl);
       const sample = text ? workerSample(text, opts.worker.options.taskQueue, opts.worker.getStatus()) : undefined;
       if (!watch.observe(sample) || !sample) return undefined;
       const last = await lastWorkflowPoll(

@@ -6,7 +6,7 @@
 // full workflow cache frees room, and here it never handed them on. Nothing in the process
 // can release those slots, so the watch says so (/readyz, the log) and the process stops, for
 // its supervisor to start a fresh worker; the server hands the held tasks to it.
-import { parseMetrics, sample, type Sample } from './prometheus-text.js';
+import { parseMetrics, sample } from './prometheus-text.js';
 
 /** What the watch reads: the SDK's slot and poller gauges and the worker's own status. */
 export interface WorkerSample {
@@ -30,8 +30,8 @@ export function workerSample(metricsText: string, taskQueue: string, status: Wor
   const samples = parseMetrics(metricsText);
   const has = (name: string) => samples.some((s) => s.name === name && s.labels.task_queue === taskQueue);
   if (!has('temporal_worker_task_slots_used') || !has('temporal_num_pollers')) return undefined;
-  const slots = (name: string, workerType: string) => gauge(samples, name, { task_queue: taskQueue, worker_type: workerType });
-  const pollers = (type: string) => gauge(samples, 'temporal_num_pollers', { task_queue: taskQueue, poller_type: type });
+  const slots = (name: string, workerType: string) => sample(samples, name, { task_queue: taskQueue, worker_type: workerType });
+  const pollers = (type: string) => sample(samples, 'temporal_num_pollers', { task_queue: taskQueue, poller_type: type });
   return {
     workflowSlotsUsed: slots('temporal_worker_task_slots_used', 'WorkflowWorker'),
     workflowSlotsAvailable: slots('temporal_worker_task_slots_available', 'WorkflowWorker'),
@@ -41,10 +41,6 @@ export function workerSample(metricsText: string, taskQueue: string, status: Wor
     inFlightActivations: status.numInFlightWorkflowActivations,
     inFlightLocalActivities: status.numInFlightLocalActivities,
   };
-}
-
-function gauge(samples: Sample[], name: string, labels: Record<string, string>): number {
-  return sample(samples, name, labels);
 }
 
 /**
