@@ -194,14 +194,16 @@ export async function publishEvent(
 
   // The envelope travels once in the record (N copies of a 256 KiB body would exceed
   // Temporal's 2 MB payload limit); each delivery carries its own.
-  // Read only where the event has a record workflow of its own.
-  const recordInput = (): EventInput => ({
-    tenantId,
-    event,
-    deliveries: deliveries.map(({ event: _e, ...d }) => d),
-    skipped,
-    deliveriesStarted: true,
-  });
+  // Built only where the event has a record workflow of its own or no holder, and once.
+  let input: EventInput | undefined;
+  const recordInput = (): EventInput =>
+    (input ??= {
+      tenantId,
+      event,
+      deliveries: deliveries.map(({ event: _e, ...d }) => d),
+      skipped,
+      deliveriesStarted: true,
+    });
   // Issue 14.10: an overflow is told before the deliveries start, and again by a repeat,
   // so an accepted overflow never leaves the endpoint without hearing of it.
   const reportOverflows = (ds: ReadonlyArray<Pick<DeliveryInput, 'endpointId' | 'deadLetterOnArrival'>>) =>
