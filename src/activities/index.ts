@@ -81,41 +81,44 @@ export function createActivities(deps: ActivityDeps) {
     // Issue 17: the inline attempt holds its part of its endpoint's share from here, not only
     // once its reads are done, so a first attempt declined meanwhile sees the share as it
     // will be (and is deferred here rather than sent as an activity only to be refused).
-    const shareHeld = share && !req.target ? share.tryEnter(req.endpointId, req.deliveryId, req.drainTurn === true) : false;
-    if (share && !req.target && !shareHeld) {
+    const hold = shareHold(req);
+    if (share && !req.target && !hold.take(req.drainTurn === true)) {
       slot?.leave();
       return { ...notSentNow(), deferral: share.deferral(req.endpointId, req.deliveryId) };
     }
     try {
-      return await sendOnce(req, shareHeld);
+      return await sendOnce(req, hold);
     } finally {
       slot?.leave();
     }
   }
 
-  /** `shareHeld`: the caller took this send's slot of the endpoint's share; it is given back here. */
-  async function sendOnce(req: AttemptRequest, shareHeld = false): Promise<SendResult> {
-    let holding = shareHeld;
-    const leaveShare = () => {
-      if (!holding || !share) return;
-      holding = false;
-      share.leave(req.endpointId);
-      wakeNextWaiter(req.endpointId);
+  /** One send's slot of its endpoint's share: taken at most once, given back at most once. */
+  function shareHold(req: AttemptRequest) {
+    let holding = false;
+    return {
+      take: (always: boolean) =>
+        holding || (holding = share?.tryEnter(req.endpointId, req.deliveryId, always) ?? false),
+      release: () => {
+        if (!holding || !share) return;
+        holding = false;
+        share.leave(req.endpointId);
+        wakeNextWaiter(req.endpointId);
+      },
     };
-    const enterShare = (always: boolean) => holding || (holding = share?.tryEnter(req.endpointId, req.deliveryId, always) ?? false);
+  }
+
+  /** `hold`: the share slot an inline attempt already took, given back here whatever the outcome. */
+  async function sendOnce(req: AttemptRequest, hold = shareHold(req)): Promise<SendResult> {
     try {
-      return await decideAndSend(req, enterShare, leaveShare);
+      return await decideAndSend(req, hold);
     } finally {
       // A send deferred or dropped after its inline attempt took the share slot gives it back.
-      leaveShare();
+      hold.release();
     }
   }
 
-  async function decideAndSend(
-    req: AttemptRequest,
-    enterShare: (always: boolean) => boolean,
-    leaveShare: () => void,
-  ): Promise<SendResult> {
+  async function decideAndSend(req: AttemptRequest, hold: ReturnType<typeof shareHold>): Promise<SendResult> {
     // Inbound forwards are left out: they run as forward workflows, which a reactivation
     // does not wake (wakeTenantDeliveries), so a deferral would hold them for the full hour.
     const deferral = (await deps.gate?.(req)) ?? (req.target?.forward ? undefined : await tenantGate?.(req));
@@ -168,7 +171,7 @@ export function createActivities(deps: ActivityDeps) {
     const releaseFlow = flow?.kind === 'send' ? flow.release : undefined;
     // Issue 17: over its share of this worker's slots, the endpoint's send waits (no attempt
     // spent) until one of its sends here ends; under it this is a counter, nothing more.
-    if (share && !enterShare(probe || req.drainTurn === true)) {
+    if (share && !hold.take(probe || req.drainTurn === true)) {
       releaseFlow?.();
       return { ...base, deferral: share.deferral(req.endpointId, req.deliveryId) };
     }
@@ -180,7 +183,7 @@ export function createActivities(deps: ActivityDeps) {
       });
     } finally {
       releaseFlow?.();
-      leaveShare();
+      hold.release();
     }
     // Issue 14.4: the delivery judges its outcome on the endpoint as it stands after it,
     // not on the read before the send (see shouldReport). Issue 16: a success under a preset
