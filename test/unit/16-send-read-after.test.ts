@@ -3,16 +3,12 @@
 // decision could depend on what it reads. The send here is real (a loopback receiver); the
 // Temporal client is a stand-in that counts the endpoint reads.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
 import { PinnedDispatchers } from '../../src/activities/pinned-dispatcher.js';
 import { initialHealth, type PresetName } from '../../src/health/index.js';
-import { parseCidrList } from '../../src/policy/address.js';
-import type { AttemptRequest } from '../../src/shared/delivery-types.js';
-import type { EndpointSnapshot } from '../../src/shared/endpoint-types.js';
 import { HEALTH_MEMO_KEY } from '../../src/shared/health-memo.js';
-import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { endpointOnlyClient } from '../helpers/endpoint-client.js';
 import { Receiver } from '../helpers/receiver.js';
+import { firstAttemptTo, loopbackActivities, loopbackEndpoint } from '../helpers/send-activity.js';
 
 const receiver = new Receiver();
 const dispatchers = new PinnedDispatchers();
@@ -34,17 +30,8 @@ afterAll(async () => {
 });
 
 async function succeedOnce(preset: PresetName) {
-  const endpointId = `ep_read_after_${preset}`;
-  const health = initialHealth();
-  const snapshot: EndpointSnapshot = {
-    endpointId,
-    tenantId: 'tenant_read_after',
-    preset,
-    url: `${base}/${endpointId}`,
-    secrets: [generateSecret()],
-    health,
-    deleted: false,
-  };
+  const snapshot = loopbackEndpoint(base, `ep_read_after_${preset}`, 'tenant_read_after', { preset });
+  const health = snapshot.health;
   const client = endpointOnlyClient(() => structuredClone(snapshot), {
     describe: async () => {
       describes++;
@@ -56,28 +43,10 @@ async function succeedOnce(preset: PresetName) {
       };
     },
   });
-  const activities = createActivities({
-    dispatchers,
-    allowAddresses: parseCidrList(['127.0.0.1/32']),
-    allowHttpHosts: ['127.0.0.1'],
-    now: () => new Date(),
-    client,
-    endpointAfterReadSpacingMs: 0,
-  });
+  const activities = loopbackActivities(dispatchers, { client, endpointAfterReadSpacingMs: 0 });
   describes = 0;
   describesAtArrival = -1;
-  const req: AttemptRequest = {
-    deliveryId: `dlv_read_after_${preset}`,
-    tenantId: 'tenant_read_after',
-    endpointId,
-    attempt: 1,
-    event: { id: `msg_${preset}`, type: 'read.after', occurredAt: new Date().toISOString(), body: '{}' },
-    createdAt: new Date().toISOString(),
-    timeoutSeconds: 30,
-    deliveryIdHeader: 'X-Delivery',
-    preset,
-    scheduledAt: Date.now(),
-  };
+  const req = firstAttemptTo(snapshot, `dlv_read_after_${preset}`, `msg_${preset}`);
   const result = await activities.sendAttempt(req);
   expect(result.httpStatus).toBe(200);
   expect(result.code).toBeUndefined();

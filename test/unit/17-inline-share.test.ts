@@ -2,19 +2,13 @@
 // send slots from the moment it holds its inline slot, not only once its reads are done. The
 // send here is real (a loopback receiver); the Temporal client is a stand-in whose endpoint
 // read waits until the test lets it answer, and which records wake signals.
-import type { Client } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createActivities } from '../../src/activities/index.js';
 import { InlineSlots } from '../../src/activities/inline-slots.js';
 import { PinnedDispatchers } from '../../src/activities/pinned-dispatcher.js';
-import { initialHealth } from '../../src/health/index.js';
-import { parseCidrList } from '../../src/policy/address.js';
 import { SHARE_DEFERRAL_CODE, SendShare } from '../../src/policy/flow-share.js';
-import type { AttemptRequest } from '../../src/shared/delivery-types.js';
-import { endpointSnapshotQuery } from '../../src/shared/endpoint-messages.js';
-import type { EndpointSnapshot } from '../../src/shared/endpoint-types.js';
-import { generateSecret } from '../../src/signing/standard-webhooks.js';
+import { endpointOnlyClient } from '../helpers/endpoint-client.js';
 import { Receiver } from '../helpers/receiver.js';
+import { firstAttemptTo, loopbackActivities, loopbackEndpoint } from '../helpers/send-activity.js';
 
 const receiver = new Receiver();
 const dispatchers = new PinnedDispatchers();
@@ -30,56 +24,25 @@ afterAll(async () => {
 
 function setUp(opts: { deleted?: boolean } = {}) {
   const endpointId = `ep_inline_share_${Math.random().toString(36).slice(2)}`;
-  const snapshot: EndpointSnapshot = {
-    endpointId,
-    tenantId: 'tenant_inline_share',
-    preset: 'standard',
-    url: `${base}/${endpointId}`,
-    secrets: [generateSecret()],
-    health: initialHealth(),
-    deleted: opts.deleted ?? false,
-  };
+  const snapshot = loopbackEndpoint(base, endpointId, 'tenant_inline_share', opts);
   let answerReads!: () => void;
   const readsAnswered = new Promise<void>((r) => (answerReads = r));
   const woken: string[] = [];
-  const client = {
-    workflow: {
-      getHandle: (id: string) => ({
-        query: async (q: { name: string }) => {
-          if (q.name !== endpointSnapshotQuery.name) throw new Error('no such workflow');
-          await readsAnswered;
-          return structuredClone(snapshot);
-        },
-        signal: async () => {
-          woken.push(id);
-        },
-      }),
+  const client = endpointOnlyClient(
+    async () => {
+      await readsAnswered;
+      return structuredClone(snapshot);
     },
-  } as unknown as Client;
+    (id) => ({ signal: async () => void woken.push(id) }),
+  );
   const share = new SendShare(2);
-  const activities = createActivities({
-    dispatchers,
-    allowAddresses: parseCidrList(['127.0.0.1/32']),
-    allowHttpHosts: ['127.0.0.1'],
-    now: () => new Date(),
+  const activities = loopbackActivities(dispatchers, {
     client,
     sendShare: share,
     // Room for many inline attempts, at most two of one endpoint: its share.
     inlineSlots: new InlineSlots(10, 2),
   });
-  const firstAttempt = (n: number): AttemptRequest => ({
-    deliveryId: `dlv_${endpointId}_${n}`,
-    tenantId: snapshot.tenantId,
-    endpointId,
-    attempt: 1,
-    event: { id: `msg_${n}`, type: 'inline.share', occurredAt: new Date().toISOString(), body: '{}' },
-    createdAt: new Date().toISOString(),
-    timeoutSeconds: 30,
-    deliveryIdHeader: 'X-Delivery',
-    preset: 'standard',
-    scheduledAt: Date.now(),
-    inline: true,
-  });
+  const firstAttempt = (n: number) => firstAttemptTo(snapshot, `dlv_${endpointId}_${n}`, `msg_${n}`, { inline: true });
   return { endpointId, share, activities, firstAttempt, answerReads, woken };
 }
 
