@@ -49,6 +49,52 @@ export function heraldOwnPorts(config: Config): number[] {
   return [...new Set(ports.filter((p): p is number => typeof p === 'number' && p > 0))].sort((a, b) => a - b);
 }
 
+/**
+ * Listeners of one `npm start` that would share a port, each as a sentence naming the
+ * variables that set them. The dev server's HTTP and metrics ports follow its frontend's
+ * (+10, +11) unless set, so `HERALD_TEMPORAL_PORT=2990` with the codec on 3001 is a clash
+ * nobody typed; started anyway, one listener fails to bind well after Herald said it was up.
+ */
+export function listenerPortClashes(config: Config, embedded: boolean): string[] {
+  const listeners: Array<[string, number | undefined]> = [
+    ['HERALD_API_PORT', config.HERALD_API_PORT],
+    ['HERALD_CODEC_PORT', config.HERALD_CODEC_ENDPOINT ? config.HERALD_CODEC_PORT : undefined],
+    ['HERALD_METRICS_PORT', config.HERALD_METRICS_PORT],
+    [
+      config.HERALD_SDK_METRICS_PORT === undefined
+        ? 'HERALD_SDK_METRICS_PORT (HERALD_METRICS_PORT+1)'
+        : 'HERALD_SDK_METRICS_PORT',
+      sdkMetricsPort(config),
+    ],
+  ];
+  if (embedded)
+    listeners.push(
+      ['HERALD_TEMPORAL_PORT', config.HERALD_TEMPORAL_PORT],
+      [
+        config.HERALD_TEMPORAL_HTTP_PORT === undefined
+          ? 'HERALD_TEMPORAL_HTTP_PORT (HERALD_TEMPORAL_PORT+10)'
+          : 'HERALD_TEMPORAL_HTTP_PORT',
+        temporalHttpPort(config),
+      ],
+      [
+        config.HERALD_TEMPORAL_METRICS_PORT === undefined
+          ? 'HERALD_TEMPORAL_METRICS_PORT (HERALD_TEMPORAL_PORT+11)'
+          : 'HERALD_TEMPORAL_METRICS_PORT',
+        temporalMetricsPort(config),
+      ],
+      ['HERALD_TEMPORAL_UI_PORT', config.HERALD_TEMPORAL_UI_PORT],
+    );
+  const byPort = new Map<number, string[]>();
+  // Port 0 is "any free port", never a clash.
+  for (const [name, port] of listeners) if (port) byPort.set(port, [...(byPort.get(port) ?? []), name]);
+  return [...byPort]
+    .filter(([, names]) => names.length > 1)
+    .map(
+      ([port, names]) =>
+        `${names.join(' and ')} are ${names.length === 2 ? 'both' : 'all'} port ${port}: each listener needs its own`,
+    );
+}
+
 /** The R-URL options every save-time check of a delivery URL uses. */
 export function urlCheckOptionsFor(config: Config): UrlCheckOptions {
   return { allowInsecureHosts: config.HERALD_ALLOW_HTTP_HOSTS, reservedPorts: heraldOwnPorts(config) };
