@@ -20,7 +20,7 @@ import type { DeliveryInput } from '../../src/shared/delivery-types.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { dataConverterFor } from '../../src/temporal/data-converter.js';
 import { createHeraldWorker } from '../../src/worker.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf as json, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
 import { testConfig, timeSkippingEnv, workflowBundle } from '../helpers/temporal.js';
@@ -29,13 +29,6 @@ const DAY = 86_400_000;
 
 type Delivery = { id: string; eventId: string; status: string; round: number; body?: string };
 type Problem = { status: number; code: string; detail?: string };
-
-async function json<T>(res: Response | Promise<Response>, status: number): Promise<T> {
-  const r = await res;
-  const text = await r.text();
-  expect(r.status, text).toBe(status);
-  return JSON.parse(text) as T;
-}
 
 describe('14.11 R-DT-REPLAY: a Dong Tien body outlives the event record (dev server)', () => {
   let w: Awaited<ReturnType<typeof startDevWorker>>;

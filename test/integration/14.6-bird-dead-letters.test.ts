@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { REPLAY_WINDOW_WORKFLOW } from '../../src/shared/names.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf as json, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -38,12 +38,6 @@ describe('14.6 R-BIRD-REPLAY: Bird has no dead-letter list (dev server)', () => 
   const dl = { bird: '', rh: '' };
   const sentTo = (path: string) => receiver.requests.filter((r) => r.path === path).length;
 
-  const json = async <T>(res: Response | Promise<Response>, status: number): Promise<T> => {
-    const r = await res;
-    const text = await r.text();
-    expect(r.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  };
   const problem = async (res: Response | Promise<Response>, status: number, code: string) => {
     const r = await res;
     expect(r.headers.get('content-type')).toMatch(/^application\/problem\+json/);

@@ -1,7 +1,7 @@
 import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf as json, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -56,12 +56,6 @@ describe('14.8 R-BIRD-REPLAY: GET /v1/endpoints/{id}/attempts (dev server)', () 
   const birdSends = () =>
     receiver.requests.filter((r) => r.path === '/bird').map((r) => String(r.headers['webhook-delivery-id']));
 
-  const json = async <T>(res: Response | Promise<Response>, status: number): Promise<T> => {
-    const r = await res;
-    const text = await r.text();
-    expect(r.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  };
   const attempts = (id: string, query = '', as = t) =>
     json<Page>(as.call('GET', `/v1/endpoints/${id}/attempts${query}`), 200);
 

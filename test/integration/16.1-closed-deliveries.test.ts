@@ -10,7 +10,7 @@ import { startDelivery } from '../../src/deliveries/start-delivery.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
 import type { DeliveryInput } from '../../src/shared/delivery-types.js';
 import { eventWorkflowId } from '../../src/shared/ids.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf as json, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver } from '../helpers/receiver.js';
 
@@ -40,12 +40,6 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
   /** Status per receiver path (default 200). */
   const statusFor = new Map<string, number>();
 
-  const json = async <T>(res: Response | Promise<Response>, status: number): Promise<T> => {
-    const r = await res;
-    const text = await r.text();
-    expect(r.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  };
   const endpoint = async (t: TenantSession, path: string, preset: string, policy?: object) =>
     (
       await json<{ endpoint: { endpointId: string } }>(

@@ -2,7 +2,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { REPLAY_WINDOW_WORKFLOW } from '../../src/shared/names.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf as json, newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';
 import { Receiver, type ReceivedRequest } from '../helpers/receiver.js';
 
@@ -44,12 +44,6 @@ describe('recovery API on the dev server: delivery log, dead letters, replay', (
 
   const sent = (path: string, pred: (r: ReceivedRequest) => boolean = () => true) =>
     receiver.requests.filter((r) => r.path === path && pred(r)).length;
-  const json = async <T>(res: Response | Promise<Response>, status: number): Promise<T> => {
-    const r = await res;
-    const text = await r.text();
-    expect(r.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  };
 
   const createEndpoint = async (
     tenant: TenantSession,

@@ -8,7 +8,7 @@ import { startObservabilityServer, type ObservabilityServer } from '../../src/ob
 import { temporalReachable, workerPolling } from '../../src/observability/readiness.js';
 import { createHeraldWorker } from '../../src/worker.js';
 import { buildWorkflowBundle } from '../../src/workflow-bundle.js';
-import { newTenant, type TenantSession } from '../helpers/api.js';
+import { jsonOf as json, newTenant, type TenantSession } from '../helpers/api.js';
 import { Receiver } from '../helpers/receiver.js';
 import { devServerClients, testConfig, workflowBundle } from '../helpers/temporal.js';
 import { parseMetrics, sample } from '../../src/observability/prometheus-text.js';
@@ -26,12 +26,6 @@ describe('issue 20: Herald metrics count what happened', () => {
   /** Requests seen per path, so a path can fail its first N. */
   const failFirst = new Map<string, number>();
 
-  const json = async <T>(res: Response | Promise<Response>, status: number): Promise<T> => {
-    const r = await res;
-    const text = await r.text();
-    expect(r.status, text).toBe(status);
-    return JSON.parse(text) as T;
-  };
   const endpoint = async (path: string, type: string, policy: object) =>
     (
       await json<{ endpoint: { endpointId: string } }>(
