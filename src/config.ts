@@ -147,6 +147,10 @@ export const configSchema = z.object({
   // start eagerly at most this many a second (and as many at once); the rest queue in matching,
   // where a burst to one endpoint waits behind itself. 0: no delivery starts eagerly.
   HERALD_EAGER_STARTS_PER_ENDPOINT: z.coerce.number().min(0).default(5),
+  // Issue 16 (7): delivery starts in flight from one API process; the rest wait, in turn by
+  // endpoint. The worker's calls queue behind every start on the history service, so 64
+  // publishing connections kept the worker from its tasks (BENCHMARKS.md, session 27). 0: no limit.
+  HERALD_STARTS_IN_FLIGHT: z.coerce.number().int().min(0).default(8),
   // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
   // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
   HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),

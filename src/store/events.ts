@@ -13,6 +13,7 @@ import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
 import { turnStartDelayMs } from '../flow/limiter.js';
 import { createTurnReserver } from './turn-reservations.js';
 import { heldEventRecord } from './event-record.js';
+import type { StartGate } from '../flow/start-gate.js';
 
 /** What publishing an event needs of the database (core/publish-event.ts). */
 export interface PublishStore {
@@ -51,8 +52,12 @@ export function temporalPublishStore(deps: {
   directory: Directory;
   /** Whether this endpoint's next delivery may start eagerly (absent: none does). */
   eagerStart?: (endpointId: string) => boolean;
+  /** Issue 16 (7): bounds the starts in flight, in turn by endpoint (absent: unbounded). */
+  startGate?: StartGate;
 }): PublishStore {
   const { client, taskQueue, directory } = deps;
+  const gated = <T>(key: string, start: () => Promise<T>) =>
+    deps.startGate ? deps.startGate.run(key, start) : start();
   const reserver = createTurnReserver(client);
   return {
     liveEndpoints: (tenantId) => directory.endpoints(tenantId),
@@ -66,17 +71,19 @@ export function temporalPublishStore(deps: {
     },
     async startEventRecord(input) {
       try {
-        await client.workflow.start(EVENT_WORKFLOW, {
-          workflowId: eventWorkflowId(input.tenantId, input.event.id),
-          taskQueue,
-          args: [input],
-          workflowIdReusePolicy: 'REJECT_DUPLICATE',
-          typedSearchAttributes: [
-            { key: SA_TENANT, value: input.tenantId },
-            { key: SA_EVENT_TYPE, value: input.event.type },
-            { key: SA_EVENT_ID, value: input.event.id },
-          ],
-        });
+        await gated(input.tenantId, () =>
+          client.workflow.start(EVENT_WORKFLOW, {
+            workflowId: eventWorkflowId(input.tenantId, input.event.id),
+            taskQueue,
+            args: [input],
+            workflowIdReusePolicy: 'REJECT_DUPLICATE',
+            typedSearchAttributes: [
+              { key: SA_TENANT, value: input.tenantId },
+              { key: SA_EVENT_TYPE, value: input.event.type },
+              { key: SA_EVENT_ID, value: input.event.id },
+            ],
+          }),
+        );
         return true;
       } catch (err) {
         if (err instanceof WorkflowExecutionAlreadyStartedError) return false;
@@ -84,7 +91,9 @@ export function temporalPublishStore(deps: {
       }
     },
     async startRecordDelivery(d) {
-      const r = await startDelivery(client, taskQueue, d, { eager: deps.eagerStart?.(d.endpointId) });
+      const r = await gated(d.endpointId, () =>
+        startDelivery(client, taskQueue, d, { eager: deps.eagerStart?.(d.endpointId) }),
+      );
       return r.created;
     },
     async eventRecord(tenantId, eventId) {
@@ -100,13 +109,15 @@ export function temporalPublishStore(deps: {
       await Promise.all(
         deliveries.map((d) => {
           const sendAt = turns.get(d.deliveryId);
-          const startDelayMs = sendAt === undefined ? 0 : turnStartDelayMs(sendAt, Date.now());
-          return startDelivery(
-            client,
-            taskQueue,
-            startDelayMs > 0 ? { ...d, pacedTurn: { reservedAt, sendAt: sendAt! } } : d,
-            startDelayMs > 0 ? { startDelayMs } : { eager: deps.eagerStart?.(d.endpointId) },
-          );
+          return gated(d.endpointId, () => {
+            const startDelayMs = sendAt === undefined ? 0 : turnStartDelayMs(sendAt, Date.now());
+            return startDelivery(
+              client,
+              taskQueue,
+              startDelayMs > 0 ? { ...d, pacedTurn: { reservedAt, sendAt: sendAt! } } : d,
+              startDelayMs > 0 ? { startDelayMs } : { eager: deps.eagerStart?.(d.endpointId) },
+            );
+          });
         }),
       );
     },
