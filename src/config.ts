@@ -149,8 +149,9 @@ export const configSchema = z.object({
   HERALD_EAGER_STARTS_PER_ENDPOINT: z.coerce.number().min(0).default(5),
   // Issue 16 (7): delivery starts in flight from one API process; the rest wait, in turn by
   // endpoint. The worker's calls queue behind every start on the history service, so 64
-  // publishing connections kept the worker from its tasks (BENCHMARKS.md, session 27). 0: no limit.
-  HERALD_STARTS_IN_FLIGHT: z.coerce.number().int().min(0).default(8),
+  // publishing connections kept the worker from its tasks. Off by default: in A/B pairs 8 helped
+  // and hurt by turns and slowed a burst's intake fivefold (BENCHMARKS.md, session 27). 0: no limit.
+  HERALD_STARTS_IN_FLIGHT: z.coerce.number().int().min(0).default(0),
   // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
   // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
   HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),
