@@ -24,7 +24,7 @@ import { codecEndpointUrl, startCodecServer } from './api/codec-server.js';
 import { randomBytes } from 'node:crypto';
 import { createHeraldWorker } from './worker.js';
 import { devAllowancesFor, describeDevAllowances } from './dev-allowances.js';
-import { heraldOwnPorts, listenerPortClashes, temporalHttpPort, temporalMetricsPort } from './own-ports.js';
+import { assertOwnPortsApart, heraldOwnPorts, temporalHttpPort, temporalMetricsPort } from './own-ports.js';
 
 import { configureObservability, openObservabilityListener } from './observability/process.js';
 import { installSdkRuntime } from './observability/sdk-runtime.js';
@@ -58,9 +58,7 @@ async function main() {
       randomBytes(32).toString('base64url'),
     );
   const config = loadConfig(env);
-  const clashes = listenerPortClashes(config, embedded);
-  if (clashes.length > 0)
-    throw new ConfigError(`invalid Herald configuration:\n${clashes.map((c) => `  ${c}`).join('\n')}`);
+  assertOwnPortsApart(config, 'start');
   configureObservability(config);
   // Issue 13.1: on a cluster Herald did not start, no codec keys means no start.
   assertHistoryEncrypted(config, (m) => logger.warn(m));

@@ -2,7 +2,7 @@
 // make Herald POST to itself (its API, its codec, the Temporal frontend and HTTP API, the
 // Web UI, metrics) and hand the tenant 512 bytes of the answer, so the URL check refuses
 // them for every host, loopback receivers included, at save time and again at send time.
-import type { Config } from './config.js';
+import { ConfigError, type Config } from './config.js';
 import type { UrlCheckOptions } from './policy/url-check.js';
 
 /** The embedded dev server's HTTP API port: pinned, since the CLI would pick a random one. */
@@ -49,39 +49,37 @@ export function heraldOwnPorts(config: Config): number[] {
   return [...new Set(ports.filter((p): p is number => typeof p === 'number' && p > 0))].sort((a, b) => a - b);
 }
 
+/** Which of Herald's processes listens: `npm start`, or `npm run worker` / `npm run api` on a cluster. */
+export type HeraldProcess = 'start' | 'worker' | 'api';
+
 /**
- * Listeners of one `npm start` that would share a port, each as a sentence naming the
+ * Listeners of one Herald process that would share a port, each as a sentence naming the
  * variables that set them. The dev server's HTTP and metrics ports follow its frontend's
  * (+10, +11) unless set, so `HERALD_TEMPORAL_PORT=2990` with the codec on 3001 is a clash
  * nobody typed; started anyway, one listener fails to bind well after Herald said it was up.
  */
-export function listenerPortClashes(config: Config, embedded: boolean): string[] {
+export function listenerPortClashes(config: Config, proc: HeraldProcess): string[] {
+  // A port derived from another variable is named with where it came from.
+  const named = (name: keyof Config, from: string): string =>
+    config[name] === undefined ? `${name} (${from})` : name;
   const listeners: Array<[string, number | undefined]> = [
-    ['HERALD_API_PORT', config.HERALD_API_PORT],
-    ['HERALD_CODEC_PORT', config.HERALD_CODEC_ENDPOINT ? config.HERALD_CODEC_PORT : undefined],
-    ['HERALD_METRICS_PORT', config.HERALD_METRICS_PORT],
+    ['HERALD_API_PORT', proc !== 'worker' ? config.HERALD_API_PORT : undefined],
     [
-      config.HERALD_SDK_METRICS_PORT === undefined
-        ? 'HERALD_SDK_METRICS_PORT (HERALD_METRICS_PORT+1)'
-        : 'HERALD_SDK_METRICS_PORT',
-      sdkMetricsPort(config),
+      'HERALD_CODEC_PORT',
+      proc !== 'worker' && config.HERALD_CODEC_ENDPOINT ? config.HERALD_CODEC_PORT : undefined,
+    ],
+    ['HERALD_METRICS_PORT', config.HERALD_METRICS_PORT],
+    // The API process answers /metrics from its own registry; the SDK's exporter is a worker's.
+    [
+      named('HERALD_SDK_METRICS_PORT', 'HERALD_METRICS_PORT+1'),
+      proc !== 'api' ? sdkMetricsPort(config) : undefined,
     ],
   ];
-  if (embedded)
+  if (proc === 'start' && !config.TEMPORAL_ADDRESS)
     listeners.push(
       ['HERALD_TEMPORAL_PORT', config.HERALD_TEMPORAL_PORT],
-      [
-        config.HERALD_TEMPORAL_HTTP_PORT === undefined
-          ? 'HERALD_TEMPORAL_HTTP_PORT (HERALD_TEMPORAL_PORT+10)'
-          : 'HERALD_TEMPORAL_HTTP_PORT',
-        temporalHttpPort(config),
-      ],
-      [
-        config.HERALD_TEMPORAL_METRICS_PORT === undefined
-          ? 'HERALD_TEMPORAL_METRICS_PORT (HERALD_TEMPORAL_PORT+11)'
-          : 'HERALD_TEMPORAL_METRICS_PORT',
-        temporalMetricsPort(config),
-      ],
+      [named('HERALD_TEMPORAL_HTTP_PORT', 'HERALD_TEMPORAL_PORT+10'), temporalHttpPort(config)],
+      [named('HERALD_TEMPORAL_METRICS_PORT', 'HERALD_TEMPORAL_PORT+11'), temporalMetricsPort(config)],
       ['HERALD_TEMPORAL_UI_PORT', config.HERALD_TEMPORAL_UI_PORT],
     );
   const byPort = new Map<number, string[]>();
@@ -93,6 +91,13 @@ export function listenerPortClashes(config: Config, embedded: boolean): string[]
       ([port, names]) =>
         `${names.join(' and ')} are ${names.length === 2 ? 'both' : 'all'} port ${port}: each listener needs its own`,
     );
+}
+
+/** Refuses to start a process whose listeners would share a port (a ConfigError naming them). */
+export function assertOwnPortsApart(config: Config, proc: HeraldProcess): void {
+  const clashes = listenerPortClashes(config, proc);
+  if (clashes.length > 0)
+    throw new ConfigError(`invalid Herald configuration:\n${clashes.map((c) => `  ${c}`).join('\n')}`);
 }
 
 /** The R-URL options every save-time check of a delivery URL uses. */

@@ -5,6 +5,7 @@ import { createActivities, type ActivityDeps } from './activities/index.js';
 import { createFlowGate } from './activities/flow-gate.js';
 import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
+import { assertOwnPortsApart } from './own-ports.js';
 import { settingsFrom } from './settings.js';
 import { assertHistoryEncrypted, dataConverterFor } from './temporal/data-converter.js';
 import { connectClient } from './temporal/connect.js';
@@ -142,6 +143,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the worker on its own');
+  assertOwnPortsApart(config, 'worker');
   configureObservability(config);
   assertHistoryEncrypted(config, (m) => log.warn(m));
   // Before any NativeConnection: the SDK's logs and metrics are configured at install.

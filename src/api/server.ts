@@ -2,6 +2,7 @@ import { serve } from '@hono/node-server';
 import { fileURLToPath } from 'node:url';
 import type { Client } from '@temporalio/client';
 import { ConfigError, loadConfig, type Config } from '../config.js';
+import { assertOwnPortsApart } from '../own-ports.js';
 import { connectClient } from '../temporal/connect.js';
 import { assertHistoryEncrypted, dataConverterFor } from '../temporal/data-converter.js';
 import { createApp } from './app.js';
@@ -24,6 +25,7 @@ export function startApi(client: Client, config: Config, opts: { eagerStart?: bo
 async function main() {
   const config = loadConfig();
   if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required to run the API on its own');
+  assertOwnPortsApart(config, 'api');
   configureObservability(config);
   assertHistoryEncrypted(config, (m) => log.warn(m));
   // Issue 13.2: the Web UI's codec, on its own listener (never the API's port).

@@ -34,42 +34,67 @@ describe("13.3 R-SSRF: Herald's own ports come from its configuration", () => {
   });
 
   it('13.3: npm start refuses listeners that would share a port, naming the variables, derived ports included', () => {
-    expect(listenerPortClashes(loadConfig({}), true)).toEqual([]);
+    expect(listenerPortClashes(loadConfig({}), 'start')).toEqual([]);
     expect(
       listenerPortClashes(
         loadConfig({ HERALD_CODEC_ENDPOINT: 'true', HERALD_CODEC_KEYS: 'x'.repeat(44) }),
-        true,
+        'start',
       ),
     ).toEqual([]);
     // The dev server's HTTP and metrics ports follow its frontend's: 2990 + 10 and + 11 are the
     // API's 3000 and the codec's 3001.
     expect(
-      listenerPortClashes(loadConfig({ HERALD_TEMPORAL_PORT: '2990', HERALD_CODEC_ENDPOINT: 'true' }), true),
+      listenerPortClashes(
+        loadConfig({ HERALD_TEMPORAL_PORT: '2990', HERALD_CODEC_ENDPOINT: 'true' }),
+        'start',
+      ),
     ).toEqual([
       'HERALD_API_PORT and HERALD_TEMPORAL_HTTP_PORT (HERALD_TEMPORAL_PORT+10) are both port 3000: each listener needs its own',
       'HERALD_CODEC_PORT and HERALD_TEMPORAL_METRICS_PORT (HERALD_TEMPORAL_PORT+11) are both port 3001: each listener needs its own',
     ]);
     // Without the codec endpoint nothing listens on 3001; with a cluster no dev server runs here.
-    expect(listenerPortClashes(loadConfig({ HERALD_TEMPORAL_PORT: '2990' }), true)).toHaveLength(1);
+    expect(listenerPortClashes(loadConfig({ HERALD_TEMPORAL_PORT: '2990' }), 'start')).toHaveLength(1);
     expect(
-      listenerPortClashes(loadConfig({ HERALD_TEMPORAL_PORT: '2990', HERALD_CODEC_ENDPOINT: 'true' }), false),
+      listenerPortClashes(
+        loadConfig({
+          HERALD_TEMPORAL_PORT: '2990',
+          HERALD_CODEC_ENDPOINT: 'true',
+          TEMPORAL_ADDRESS: '127.0.0.1:7233',
+        }),
+        'start',
+      ),
     ).toEqual([]);
     expect(
       listenerPortClashes(
         loadConfig({ HERALD_API_PORT: '9464', HERALD_TEMPORAL_UI_PORT: '9464', HERALD_METRICS_PORT: '0' }),
-        true,
+        'start',
       ),
     ).toEqual([
       'HERALD_API_PORT and HERALD_TEMPORAL_UI_PORT are both port 9464: each listener needs its own',
     ]);
-    expect(listenerPortClashes(loadConfig({ HERALD_API_PORT: '9465' }), false)).toEqual([
+    expect(listenerPortClashes(loadConfig({ HERALD_API_PORT: '9465' }), 'start')).toEqual([
       'HERALD_API_PORT and HERALD_SDK_METRICS_PORT (HERALD_METRICS_PORT+1) are both port 9465: each listener needs its own',
     ]);
+    // `npm run worker` and `npm run api` on a cluster check the listeners each opens.
+    const cluster = { TEMPORAL_ADDRESS: '127.0.0.1:7233' };
+    expect(
+      listenerPortClashes(loadConfig({ ...cluster, HERALD_SDK_METRICS_PORT: '9464' }), 'worker'),
+    ).toEqual([
+      'HERALD_METRICS_PORT and HERALD_SDK_METRICS_PORT are both port 9464: each listener needs its own',
+    ]);
+    expect(listenerPortClashes(loadConfig({ ...cluster, HERALD_API_PORT: '9465' }), 'worker')).toEqual([]);
+    expect(
+      listenerPortClashes(
+        loadConfig({ ...cluster, HERALD_CODEC_ENDPOINT: 'true', HERALD_CODEC_PORT: '9464' }),
+        'api',
+      ),
+    ).toEqual(['HERALD_CODEC_PORT and HERALD_METRICS_PORT are both port 9464: each listener needs its own']);
+    expect(listenerPortClashes(loadConfig({ ...cluster, HERALD_API_PORT: '9465' }), 'api')).toEqual([]);
     // Port 0 (any free port) clashes with nothing.
     expect(
       listenerPortClashes(
         loadConfig({ HERALD_API_PORT: '0', HERALD_CODEC_PORT: '0', HERALD_CODEC_ENDPOINT: 'true' }),
-        true,
+        'start',
       ),
     ).toEqual([]);
   });
