@@ -8,7 +8,6 @@ import { publishEvent, type PublishedEvent } from './core/publish-event.js';
 import { settingsFrom } from './settings.js';
 import { Directory } from './store/directory.js';
 import { temporalPublishStore, type PublishStore } from './store/events.js';
-import { startGateFor } from './flow/start-gate.js';
 import { dataConverterFor } from './temporal/data-converter.js';
 
 export type { EventRecord } from './shared/event-types.js';
@@ -49,7 +48,7 @@ export class HeraldClient {
       client,
       taskQueue: settingsFrom(config).taskQueue,
       directory: new Directory(client),
-      startGate: startGateFor(config.HERALD_STARTS_IN_FLIGHT),
+      startsInFlight: config.HERALD_STARTS_IN_FLIGHT,
     });
   }
 

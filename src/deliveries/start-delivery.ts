@@ -11,11 +11,16 @@ export interface StartDeliveryResult {
   created: boolean;
 }
 
+export interface StartDeliveryOptions {
+  eager?: boolean;
+  startDelayMs?: number;
+}
+
 export async function startDelivery(
   client: Client,
   taskQueue: string,
   input: DeliveryInput,
-  opts: { eager?: boolean; startDelayMs?: number } = {},
+  opts: StartDeliveryOptions = {},
 ): Promise<StartDeliveryResult> {
   try {
     await client.workflow.start(DELIVERY_WORKFLOW, {
@@ -35,7 +40,11 @@ export async function startDelivery(
       // back in the start response: no trip through matching before the first attempt.
       // Issue 17: a delivery whose rate-limited turn is reserved runs just before it; until
       // then it costs no workflow task (a delayed start is never eager).
-      ...(opts.startDelayMs ? { startDelay: opts.startDelayMs } : opts.eager ? { requestEagerStart: true } : {}),
+      ...(opts.startDelayMs
+        ? { startDelay: opts.startDelayMs }
+        : opts.eager
+          ? { requestEagerStart: true }
+          : {}),
     });
     return { deliveryId: input.deliveryId, created: true };
   } catch (err) {

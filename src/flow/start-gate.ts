@@ -26,7 +26,7 @@ export class StartGate {
     }
   }
 
-  /** For metrics and tests: starts waiting for a place. */
+  /** Starts waiting for a place (no metric reads it yet). */
   queued(): number {
     let n = 0;
     for (const q of this.waiting.values()) n += q.length;
@@ -54,7 +54,7 @@ export class StartGate {
   }
 }
 
-/** The gate the API's publishes share, or undefined when the limit is 0 (no limit). */
+/** The gate a publish store's starts share, or undefined when the limit is 0 (no limit). */
 export function startGateFor(limit: number): StartGate | undefined {
   return limit > 0 ? new StartGate(limit) : undefined;
 }

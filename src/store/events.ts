@@ -1,6 +1,6 @@
 import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { reportHoldFull } from '../deliveries/hold-overflow.js';
-import { startDelivery } from '../deliveries/start-delivery.js';
+import { startDelivery, type StartDeliveryOptions } from '../deliveries/start-delivery.js';
 import type { DeliveryInput } from '../shared/delivery-types.js';
 import type { EndpointView } from '../shared/endpoint-types.js';
 import type { EventInput, EventRecord } from '../shared/event-types.js';
@@ -13,7 +13,10 @@ import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
 import { turnStartDelayMs } from '../flow/limiter.js';
 import { createTurnReserver } from './turn-reservations.js';
 import { heldEventRecord } from './event-record.js';
-import type { StartGate } from '../flow/start-gate.js';
+import { startGateFor } from '../flow/start-gate.js';
+
+/** The start gate's key for event records (no endpoint id is this). */
+const EVENT_RECORDS = 'event records';
 
 /** What publishing an event needs of the database (core/publish-event.ts). */
 export interface PublishStore {
@@ -52,12 +55,18 @@ export function temporalPublishStore(deps: {
   directory: Directory;
   /** Whether this endpoint's next delivery may start eagerly (absent: none does). */
   eagerStart?: (endpointId: string) => boolean;
-  /** Issue 16 (7): bounds the starts in flight, in turn by endpoint (absent: unbounded). */
-  startGate?: StartGate;
+  /** Issue 16 (7): starts in flight from this store, in turn by endpoint (absent or 0: no limit). */
+  startsInFlight?: number;
 }): PublishStore {
   const { client, taskQueue, directory } = deps;
-  const gated = <T>(key: string, start: () => Promise<T>) =>
-    deps.startGate ? deps.startGate.run(key, start) : start();
+  const gate = startGateFor(deps.startsInFlight ?? 0);
+  const gated = <T>(key: string, start: () => Promise<T>) => (gate ? gate.run(key, start) : start());
+  /** Every delivery starts here, keyed by its endpoint; its options are read once its turn comes. */
+  const start = (d: DeliveryInput, at: () => { input: DeliveryInput; opts: StartDeliveryOptions }) =>
+    gated(d.endpointId, () => {
+      const { input, opts } = at();
+      return startDelivery(client, taskQueue, input, opts);
+    });
   const reserver = createTurnReserver(client);
   return {
     liveEndpoints: (tenantId) => directory.endpoints(tenantId),
@@ -71,7 +80,8 @@ export function temporalPublishStore(deps: {
     },
     async startEventRecord(input) {
       try {
-        await gated(input.tenantId, () =>
+        // Event records take their turns as one stream beside the endpoints'.
+        await gated(EVENT_RECORDS, () =>
           client.workflow.start(EVENT_WORKFLOW, {
             workflowId: eventWorkflowId(input.tenantId, input.event.id),
             taskQueue,
@@ -91,9 +101,7 @@ export function temporalPublishStore(deps: {
       }
     },
     async startRecordDelivery(d) {
-      const r = await gated(d.endpointId, () =>
-        startDelivery(client, taskQueue, d, { eager: deps.eagerStart?.(d.endpointId) }),
-      );
+      const r = await start(d, () => ({ input: d, opts: { eager: deps.eagerStart?.(d.endpointId) } }));
       return r.created;
     },
     async eventRecord(tenantId, eventId) {
@@ -109,14 +117,11 @@ export function temporalPublishStore(deps: {
       await Promise.all(
         deliveries.map((d) => {
           const sendAt = turns.get(d.deliveryId);
-          return gated(d.endpointId, () => {
+          return start(d, () => {
             const startDelayMs = sendAt === undefined ? 0 : turnStartDelayMs(sendAt, Date.now());
-            return startDelivery(
-              client,
-              taskQueue,
-              startDelayMs > 0 ? { ...d, pacedTurn: { reservedAt, sendAt: sendAt! } } : d,
-              startDelayMs > 0 ? { startDelayMs } : { eager: deps.eagerStart?.(d.endpointId) },
-            );
+            return startDelayMs > 0
+              ? { input: { ...d, pacedTurn: { reservedAt, sendAt: sendAt! } }, opts: { startDelayMs } }
+              : { input: d, opts: { eager: deps.eagerStart?.(d.endpointId) } };
           });
         }),
       );

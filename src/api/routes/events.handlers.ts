@@ -11,7 +11,6 @@ import { router } from '../openapi.js';
 import { fail, problem } from '../problem.js';
 import { TokenBuckets } from '../rate-limit.js';
 import { eagerAllowance } from '../eager-allowance.js';
-import { startGateFor } from '../../flow/start-gate.js';
 import { orProblem } from '../refusal-problem.js';
 import * as routes from './events.routes.js';
 import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from './events.routes.js';
@@ -47,7 +46,7 @@ export function eventsRouter(deps: {
     taskQueue: settingsFrom(config).taskQueue,
     directory,
     eagerStart: deps.eagerStart ? eagerAllowance(config.HERALD_EAGER_STARTS_PER_ENDPOINT) : undefined,
-    startGate: startGateFor(config.HERALD_STARTS_IN_FLIGHT),
+    startsInFlight: config.HERALD_STARTS_IN_FLIGHT,
   });
   const settings = settingsFrom(config).publish;
 
