@@ -13,7 +13,7 @@ import { TokenBuckets } from '../rate-limit.js';
 import { eagerAllowance } from '../eager-allowance.js';
 import { orProblem } from '../refusal-problem.js';
 import * as routes from './events.routes.js';
-import { MAX_EVENT_BYTES, MAX_EVENT_DEPTH } from './events.routes.js';
+import { MAX_EVENT_DEPTH } from './events.routes.js';
 
 /** Nesting depth of JSON text, counted outside strings; no parsing, no recursion. */
 function jsonDepth(text: string): number {
@@ -56,8 +56,9 @@ export function eventsRouter(deps: {
     burst: config.HERALD_PUBLISH_BURST,
   });
 
-  // The body limit is checked before JSON parsing, so a huge body costs nothing. The app's
-  // streaming limit (body-limit.ts) has already refused anything larger, however it was sent.
+  // The app's streaming limit (body-limit.ts, MAX_EVENT_BYTES for a publish) has refused a
+  // larger body before this reads it, however it was sent; the depth is checked before JSON
+  // parsing, so a deep body costs nothing.
   app.use('/', async (c, next) => {
     if (c.req.method !== 'POST') return next();
     const rate = publishes.take(c.get('tenantId'), Date.now());
@@ -74,13 +75,8 @@ export function eventsRouter(deps: {
       res.headers.set('retry-after', String(seconds));
       return res;
     }
-    const declared = Number(c.req.header('content-length') ?? 0);
-    if (declared > MAX_EVENT_BYTES)
-      fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
     // Hono keeps the text for the JSON validator, which parses it rather than reading again.
     const text = await c.req.text();
-    if (Buffer.byteLength(text) > MAX_EVENT_BYTES)
-      fail(413, 'payload_too_large', `An event may be at most ${MAX_EVENT_BYTES} bytes`);
     if (jsonDepth(text) > MAX_EVENT_DEPTH)
       fail(400, 'payload_too_deep', `An event may nest at most ${MAX_EVENT_DEPTH} levels`);
     await next();
