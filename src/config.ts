@@ -149,9 +149,10 @@ export const configSchema = z.object({
   HERALD_EAGER_STARTS_PER_ENDPOINT: z.coerce.number().min(0).default(5),
   // Issue 16 (7): delivery starts in flight from one API process; the rest wait, in turn by
   // endpoint. The worker's calls queue behind every start on the history service, so 64
-  // publishing connections kept the worker from its tasks. Off by default: in A/B pairs 8 helped
-  // and hurt by turns and slowed a burst's intake fivefold (BENCHMARKS.md, session 27). 0: no limit.
-  HERALD_STARTS_IN_FLIGHT: z.coerce.number().int().min(0).default(0),
+  // publishing connections kept the worker from its tasks. 16: in three alternated A/B pairs it
+  // brought (7)'s fast p99 from 1.9-2.0 s to 0.5-0.9 s at the same throughput; 8 had slowed a
+  // burst's intake fivefold on a saturated machine (BENCHMARKS.md, sessions 27, 28). 0: no limit.
+  HERALD_STARTS_IN_FLIGHT: z.coerce.number().int().min(0).default(16),
   // R-RH-TRANSFORM: limits of the processes that evaluate endpoint transformations. The
   // timeout plus the wait for a free process must fit in an attempt's 5 s lease grace.
   HERALD_TRANSFORM_TIMEOUT_MS: z.coerce.number().int().min(10).max(2500).default(1000),

@@ -76,8 +76,9 @@ describe('16 (7) R-SMENGO-FAIR: starts in flight are bounded and waiting ones go
     expect(await next).toBe('ran');
   });
 
-  it('HERALD_STARTS_IN_FLIGHT: off (0, no limit) by default, a negative count fails at start', () => {
-    expect(loadConfig({}).HERALD_STARTS_IN_FLIGHT).toBe(0);
+  it('HERALD_STARTS_IN_FLIGHT: 16 by default, 0 is no limit, a negative count fails at start', () => {
+    expect(loadConfig({}).HERALD_STARTS_IN_FLIGHT).toBe(16);
+    expect(loadConfig({ HERALD_STARTS_IN_FLIGHT: '0' }).HERALD_STARTS_IN_FLIGHT).toBe(0);
     expect(() => loadConfig({ HERALD_STARTS_IN_FLIGHT: '-1' })).toThrow(/HERALD_STARTS_IN_FLIGHT/);
     expect(startGateFor(0)).toBeUndefined();
     expect(startGateFor(8)?.limit).toBe(8);
