@@ -169,6 +169,11 @@ export type Config = z.infer<typeof configSchema>;
 
 export class ConfigError extends Error {
   override name = 'ConfigError';
+
+  /** One error listing every problem found, one per line, so a start-up shows them all at once. */
+  static listing(problems: readonly string[]): ConfigError {
+    return new ConfigError(`invalid Herald configuration:\n${problems.map((p) => `  ${p}`).join('\n')}`);
+  }
 }
 
 /**
@@ -190,12 +195,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     .sort();
   const lines = unknown.map((k) => {
     const near = closestKnownVariable(k);
-    return `  ${k}: unknown variable${near ? ` (did you mean ${near}?)` : ''}`;
+    return `${k}: unknown variable${near ? ` (did you mean ${near}?)` : ''}`;
   });
   const parsed = configSchema.safeParse(known);
-  if (!parsed.success) lines.push(...parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`));
-  if (lines.length > 0 || !parsed.success)
-    throw new ConfigError(`invalid Herald configuration:\n${lines.join('\n')}`);
+  if (!parsed.success) lines.push(...parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  if (lines.length > 0 || !parsed.success) throw ConfigError.listing(lines);
   return parsed.data;
 }
 

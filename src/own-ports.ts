@@ -96,8 +96,7 @@ export function listenerPortClashes(config: Config, proc: HeraldProcess): string
 /** Refuses to start a process whose listeners would share a port (a ConfigError naming them). */
 export function assertOwnPortsApart(config: Config, proc: HeraldProcess): void {
   const clashes = listenerPortClashes(config, proc);
-  if (clashes.length > 0)
-    throw new ConfigError(`invalid Herald configuration:\n${clashes.map((c) => `  ${c}`).join('\n')}`);
+  if (clashes.length > 0) throw ConfigError.listing(clashes);
 }
 
 /** The R-URL options every save-time check of a delivery URL uses. */

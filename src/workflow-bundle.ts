@@ -81,9 +81,9 @@ export function prebuiltBundle(path: string | undefined): WorkerOptions['workflo
   if (!path) return undefined;
   const codePath = resolve(path);
   if (!existsSync(codePath))
-    throw new ConfigError(
-      `invalid Herald configuration:\n  HERALD_WORKFLOW_BUNDLE: no file at ${codePath}: build it with \`node --import tsx src/workflow-bundle.ts <file>\``,
-    );
+    throw ConfigError.listing([
+      `HERALD_WORKFLOW_BUNDLE: no file at ${codePath}: build it with \`node --import tsx src/workflow-bundle.ts <file>\``,
+    ]);
   return { codePath };
 }
 
