@@ -26,13 +26,6 @@ export class StartGate {
     }
   }
 
-  /** Starts waiting for a place (no metric reads it yet). */
-  queued(): number {
-    let n = 0;
-    for (const q of this.waiting.values()) n += q.length;
-    return n;
-  }
-
   private enqueue(key: string, go: () => void): void {
     const q = this.waiting.get(key);
     if (q) q.push(go);

@@ -28,14 +28,12 @@ describe('16 (7) R-SMENGO-FAIR: starts in flight are bounded and waiting ones go
     const done = starts.map((s) => gate.run('a', s.run));
     await tick();
     expect(began).toEqual(['a1', 'a2']);
-    expect(gate.queued()).toBe(1);
     starts[0]!.end();
     await tick();
     expect(began).toEqual(['a1', 'a2', 'a3']);
     starts[1]!.end();
     starts[2]!.end();
     expect(await Promise.all(done)).toEqual(['a1', 'a2', 'a3']);
-    expect(gate.queued()).toBe(0);
   });
 
   it('a start of a quiet endpoint waits behind one of a burst\'s starts, not behind the whole burst', async () => {
