@@ -430,13 +430,7 @@ const run =
         report(deserialize((file.endsWith('.gz') ? gunzipSync(raw) : raw).toString('utf8')), [], file);
       }
     : main;
-// Exits once the run is accounted for and its stack is down. Waiting for the event loop to
-// empty instead took another 100-140 s after the report (a killed Temporal server's handle
-// and timers lingering), which the CI's chaos test spent doing nothing.
-run().then(
-  () => process.exit(),
-  (err) => {
-    console.error(err);
-    process.exit(1);
-  },
-);
+run().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

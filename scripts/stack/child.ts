@@ -2,6 +2,21 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createWriteStream, type WriteStream } from 'node:fs';
 import { setTimeout as delay } from 'node:timers/promises';
 
+/**
+ * Whether `done` took longer than `ms`. The timer is cancelled once `done` settles: a
+ * deadline left armed keeps the loop alive to its end, and a chaos run's 300 s job deadlines
+ * held it for 100-140 s after its report.
+ */
+async function timedOut(done: Promise<unknown>, ms: number): Promise<boolean> {
+  const ac = new AbortController();
+  const deadline = delay(ms, true, { signal: ac.signal }).catch(() => false);
+  try {
+    return await Promise.race([done.then(() => false), deadline]);
+  } finally {
+    ac.abort();
+  }
+}
+
 export interface ChildSpec {
   name: string;
   command: string;
@@ -95,8 +110,7 @@ export class StackChild {
       return;
     }
     if (signal === 'SIGKILL') return done;
-    const timedOut = await Promise.race([done.then(() => false), delay(graceMs).then(() => true)]);
-    if (timedOut) {
+    if (await timedOut(done, graceMs)) {
       try {
         process.kill(-c.pid, 'SIGKILL');
       } catch {
@@ -126,11 +140,10 @@ export class StackChild {
 export async function runJob(spec: ChildSpec, timeoutMs = 300_000): Promise<void> {
   const job = new StackChild(spec);
   job.start();
-  const code = await Promise.race([
-    new Promise<number | null>((r) => job.child!.once('exit', (c) => r(c))),
-    delay(timeoutMs).then(() => 'timeout' as const),
-  ]);
-  if (code === 'timeout') await job.kill9();
+  const exit = new Promise<number | null>((r) => job.child!.once('exit', r));
+  const late = await timedOut(exit, timeoutMs);
+  if (late) await job.kill9();
+  const code = late ? 'timeout' : await exit;
   job.closeLog();
   if (code !== 0) throw new Error(`${spec.name} failed (${code}):\n${job.output()}`);
 }
