@@ -25,4 +25,5 @@ ENV NODE_ENV=production
 USER node
 
 EXPOSE 3000
-CMD ["node", "--require=./scripts/workflow-thread-preload.cjs", "--import", "tsx", "src/worker.ts"]
+# The worker as compose runs it: the heap cap and V8 flags of every Herald process (README).
+CMD ["node", "--max-old-space-size=320", "--single-threaded", "--require=./scripts/workflow-thread-preload.cjs", "--import", "tsx", "src/worker.ts"]
