@@ -63,9 +63,12 @@ export class SendShare {
    * burst's waiters, refused within a second or two, all ask again in one wave.
    */
   recheckInMs(endpointId: string, deliveryId: string): number {
+    // Past this many ahead the wait is at its cap: a burst of n refusals counts O(n * limit)
+    // places, not O(n^2).
+    const capped = Math.ceil((SHARE_RECHECK_MAX_MS / SHARE_RECHECK_MS - 1) * this.limit);
     let ahead = 0;
     for (const id of this.waiting.get(endpointId) ?? []) {
-      if (id === deliveryId) break;
+      if (id === deliveryId || ahead >= capped) break;
       ahead++;
     }
     return Math.min(SHARE_RECHECK_MAX_MS, Math.round(SHARE_RECHECK_MS * (1 + ahead / this.limit)));

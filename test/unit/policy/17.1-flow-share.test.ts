@@ -76,6 +76,9 @@ describe('R-RH-DEFER busy concurrency slots: the default share of a worker\'s se
     expect(s.recheckInMs('ep', 'w4')).toBe(SHARE_RECHECK_MS * 3);
     // However far back, a lost wake is not waited out for longer than the cap.
     expect(s.recheckInMs('ep', 'w49')).toBe(SHARE_RECHECK_MAX_MS);
+    // The wait grows up to the cap and no further: 17 ahead of 2 slots is 9.5 rechecks.
+    expect(s.recheckInMs('ep', 'w17')).toBe(SHARE_RECHECK_MS * 9.5);
+    expect(s.recheckInMs('ep', 'w18')).toBe(SHARE_RECHECK_MAX_MS);
     // Woken, the first leaves the line and the next one is first.
     s.leave('ep');
     expect(s.nextWaiter('ep')).toBe('w0');
