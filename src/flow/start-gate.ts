@@ -13,7 +13,11 @@ export class StartGate {
   /** Waiting starts by key, in arrival order; keys in the order they take turns. */
   private readonly waiting = new Map<string, Array<() => void>>();
 
-  constructor(readonly limit: number) {}
+  /** `waitingGauge` counts the starts waiting here (herald_delivery_starts_waiting). */
+  constructor(
+    readonly limit: number,
+    private readonly waitingGauge?: WaitingGauge,
+  ) {}
 
   /** Runs `start` once a place is free, in turn with the other keys' waiting starts. */
   async run<T>(key: string, start: () => Promise<T>): Promise<T> {
@@ -27,6 +31,7 @@ export class StartGate {
   }
 
   private enqueue(key: string, go: () => void): void {
+    this.waitingGauge?.inc();
     const q = this.waiting.get(key);
     if (q) q.push(go);
     else this.waiting.set(key, [go]);
@@ -43,11 +48,18 @@ export class StartGate {
     const go = q.shift()!;
     this.waiting.delete(key);
     if (q.length > 0) this.waiting.set(key, q);
+    this.waitingGauge?.dec();
     go();
   }
 }
 
+/** What the gate tells of its waiting starts: a prom-client Gauge is one. */
+export interface WaitingGauge {
+  inc(): void;
+  dec(): void;
+}
+
 /** The gate a publish store's starts share, or undefined when the limit is 0 (no limit). */
-export function startGateFor(limit: number): StartGate | undefined {
-  return limit > 0 ? new StartGate(limit) : undefined;
+export function startGateFor(limit: number, waitingGauge?: WaitingGauge): StartGate | undefined {
+  return limit > 0 ? new StartGate(limit, waitingGauge) : undefined;
 }

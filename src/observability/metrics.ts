@@ -2,7 +2,7 @@
 // sets (presets, outcome classes, Herald's own codes, HTTP answer codes); tenant and endpoint
 // are added only with HERALD_METRICS_TENANT_LABELS, since each would make a series per
 // customer in every counter.
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 /** Where a delivery metric came from: an outbound delivery or an inbound forward. */
 export type DeliveryKind = 'delivery' | 'forward';
@@ -63,6 +63,11 @@ export class HeraldMetrics {
     help: 'Latency of publish and ingest requests, by answer code',
     labelNames: ['route', 'code'] as const,
     buckets: LATENCY_BUCKETS,
+    registers: [this.registry],
+  });
+  readonly deliveryStartsWaiting = new Gauge({
+    name: 'herald_delivery_starts_waiting',
+    help: 'Delivery starts waiting in this API process for a place (HERALD_STARTS_IN_FLIGHT), taken in turn by endpoint',
     registers: [this.registry],
   });
   readonly transformFailures = new Counter({

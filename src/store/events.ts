@@ -13,7 +13,7 @@ import { enqueueOrderedSignal } from '../shared/endpoint-messages.js';
 import { turnStartDelayMs } from '../flow/limiter.js';
 import { createTurnReserver } from './turn-reservations.js';
 import { heldEventRecord } from './event-record.js';
-import { startGateFor } from '../flow/start-gate.js';
+import { startGateFor, type WaitingGauge } from '../flow/start-gate.js';
 
 /** The start gate's key for event records (no endpoint id is this). */
 const EVENT_RECORDS = 'event records';
@@ -57,9 +57,11 @@ export function temporalPublishStore(deps: {
   eagerStart?: (endpointId: string) => boolean;
   /** Issue 16 (7): starts in flight from this store, in turn by endpoint (absent or 0: no limit). */
   startsInFlight?: number;
+  /** Counts the starts waiting for a place (the API's herald_delivery_starts_waiting). */
+  startsWaiting?: WaitingGauge;
 }): PublishStore {
   const { client, taskQueue, directory } = deps;
-  const gate = startGateFor(deps.startsInFlight ?? 0);
+  const gate = startGateFor(deps.startsInFlight ?? 0, deps.startsWaiting);
   const gated = <T>(key: string, start: () => Promise<T>) => (gate ? gate.run(key, start) : start());
   /** Every delivery starts here, keyed by its endpoint; its options are read once its turn comes. */
   const start = (d: DeliveryInput, at: () => { input: DeliveryInput; opts: StartDeliveryOptions }) =>

@@ -6,6 +6,7 @@ import type { EventRecord } from '../../shared/event-types.js';
 import type { Directory } from '../../store/directory.js';
 import { listEvents, readEvent } from '../../store/event-log.js';
 import { temporalPublishStore } from '../../store/events.js';
+import { heraldMetrics } from '../../observability/metrics.js';
 import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
 import { fail, problem } from '../problem.js';
@@ -47,6 +48,7 @@ export function eventsRouter(deps: {
     directory,
     eagerStart: deps.eagerStart ? eagerAllowance(config.HERALD_EAGER_STARTS_PER_ENDPOINT) : undefined,
     startsInFlight: config.HERALD_STARTS_IN_FLIGHT,
+    startsWaiting: heraldMetrics.deliveryStartsWaiting,
   });
   const settings = settingsFrom(config).publish;
 

@@ -3,6 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/config.js';
 import { StartGate, startGateFor } from '../../../src/flow/start-gate.js';
+import { HeraldMetrics } from '../../../src/observability/metrics.js';
 
 /** A start that ends when the test says, recording when it began. */
 function heldStart(log: string[], name: string) {
@@ -72,6 +73,24 @@ describe('16 (7) R-SMENGO-FAIR: starts in flight are bounded and waiting ones go
     const next = gate.run('b', async () => 'ran');
     await expect(failed).rejects.toThrow('unavailable');
     expect(await next).toBe('ran');
+  });
+
+  it('issue 20: an operator sees the starts waiting at the gate as herald_delivery_starts_waiting', async () => {
+    const metrics = new HeraldMetrics();
+    const waitingNow = async () =>
+      (await metrics.registry.getSingleMetricAsString('herald_delivery_starts_waiting')).split('\n').at(-1);
+    const gate = startGateFor(1, metrics.deliveryStartsWaiting)!;
+    const began: string[] = [];
+    const starts = ['a1', 'a2', 'b1'].map((n) => heldStart(began, n));
+    const done = starts.map((s, i) => gate.run(i < 2 ? 'a' : 'b', s.run));
+    await tick();
+    expect(await waitingNow()).toBe('herald_delivery_starts_waiting 2');
+    starts[0]!.end();
+    await tick();
+    expect(await waitingNow()).toBe('herald_delivery_starts_waiting 1');
+    for (const s of starts) s.end();
+    await Promise.all(done);
+    expect(await waitingNow()).toBe('herald_delivery_starts_waiting 0');
   });
 
   it('HERALD_STARTS_IN_FLIGHT: 16 by default, 0 is no limit, a negative count fails at start', () => {
