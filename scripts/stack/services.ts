@@ -99,6 +99,22 @@ export const DYNAMIC_CONFIG_FILE = join(ROOT, 'deploy/temporal/dynamicconfig/her
 export const SETUP_SCHEMA_SCRIPT = join(ROOT, 'deploy/temporal/setup-schema.sh');
 export const HERALD_SETUP_SCRIPT = join(ROOT, 'deploy/temporal/herald-setup.sh');
 
+/**
+ * The Node arguments of a Herald service: docker-compose.yml's command without `node`
+ * (compose.test.ts holds the two equal). The heap cap keeps a worker's RSS under a backlog
+ * in bounds (BENCHMARKS.md), and the worker's preload serves its workflow thread.
+ */
+export function heraldNodeArgs(service: 'herald-worker' | 'herald-api'): string[] {
+  return [
+    '--max-old-space-size=320',
+    '--single-threaded',
+    ...(service === 'herald-api' ? [] : ['--require=./scripts/workflow-thread-preload.cjs']),
+    '--import',
+    'tsx',
+    service === 'herald-api' ? 'src/api/server.ts' : 'src/worker.ts',
+  ];
+}
+
 export function envFilesOf(service: ServiceName): string[] {
   return SERVICE_ENV_FILES[service].map((f) => join(ROOT, f));
 }

@@ -14,6 +14,7 @@ import {
   ROOT,
   SETUP_SCHEMA_SCRIPT,
   envFilesOf,
+  heraldNodeArgs,
   type ServiceName,
 } from './services.js';
 
@@ -274,19 +275,10 @@ export class Stack {
       topology.HERALD_METRICS_PORT = String(this.ports.workerMetrics[i]);
       topology.HERALD_WORKFLOW_BUNDLE = this.bundlePath;
     }
-    const entry = service === 'herald-api' ? 'src/api/server.ts' : 'src/worker.ts';
     return new StackChild({
       name: service === 'herald-api' ? 'herald-api' : `herald-worker-${i + 1}`,
-      // docker-compose.yml's command for the same service.
       command: process.execPath,
-      args: [
-        '--max-old-space-size=320',
-        '--single-threaded',
-        ...(service === 'herald-api' ? [] : ['--require=./scripts/workflow-thread-preload.cjs']),
-        '--import',
-        'tsx',
-        entry,
-      ],
+      args: heraldNodeArgs(service),
       cwd: ROOT,
       env: this.envFor(service, topology),
       logFile: join(this.logDir, `${service === 'herald-api' ? 'herald-api' : `herald-worker-${i + 1}`}.log`),

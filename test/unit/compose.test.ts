@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { HERALD_SEARCH_ATTRIBUTES } from '../../src/shared/search-attributes.js';
 import { configSchema, HERALD_VARIABLES_READ_ELSEWHERE } from '../../src/config.js';
 import { readEnvFiles } from '../../scripts/stack/env-file.js';
-import { SERVICE_ENV_FILES, TOPOLOGY, type ServiceName } from '../../scripts/stack/services.js';
+import { SERVICE_ENV_FILES, TOPOLOGY, heraldNodeArgs, type ServiceName } from '../../scripts/stack/services.js';
 import { TEMPORAL_SERVER_VERSION, TEMPORAL_UI_SERVER_VERSION } from '../../scripts/server-paths.mjs';
 
 // Docker cannot run where the tests run, so the stack is checked as data: every
@@ -213,6 +213,8 @@ describe('docker-compose stack', () => {
       // the worker the same workflow-thread preload (issue 16).
       const flags = ['--max-old-space-size=320', '--single-threaded', ...(name === 'herald-worker' ? [PRELOAD] : [])];
       expect(words(s.command)).toEqual(['node', ...flags, '--import', 'tsx', entry[name]]);
+      // `npm run stack` starts the same service with the same arguments.
+      expect(['node', ...heraldNodeArgs(name)]).toEqual(words(s.command));
     }
     expect(images.size, 'one image for both').toBe(1);
     // The same entry points the npm scripts run, so the two cannot drift apart.
