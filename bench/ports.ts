@@ -1,17 +1,4 @@
-import { createServer } from 'node:net';
-
-/** Opens and closes a loopback listener on `port` (0: any); the port it got, or undefined if refused. */
-function listenOnce(port: number): Promise<number | undefined> {
-  if (port > 65535) return Promise.resolve(undefined);
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(undefined));
-    s.listen(port, '127.0.0.1', () => {
-      const got = (s.address() as { port: number }).port;
-      s.close(() => resolve(got));
-    });
-  });
-}
+import { listenOnce } from '../src/port-free.js';
 
 export async function freePort(): Promise<number> {
   const port = await listenOnce(0);

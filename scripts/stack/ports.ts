@@ -1,5 +1,5 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
+import { portFree } from '../../src/port-free.js';
 
 /** Every port the stack listens on, all on 127.0.0.1. */
 export interface StackPorts {
@@ -30,14 +30,6 @@ export async function freePort(): Promise<number> {
     if (await portFree(port)) return port;
   }
   throw new Error('no free port in 20000-31999');
-}
-
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
 }
 
 /**

@@ -4,9 +4,9 @@
 // for /metrics to append (src/observability/server.ts).
 import type { LogLevel as SdkLogLevel, LogMetadata, Logger as SdkLogger } from '@temporalio/common';
 import { Runtime } from '@temporalio/worker';
-import { createServer } from 'node:net';
 import type { Config } from '../config.js';
 import { sdkMetricsPort } from '../own-ports.js';
+import { portFree } from '../port-free.js';
 import { errorFields, write, type LogFields, type LogLevel } from './log.js';
 
 const LEVELS: Record<SdkLogLevel, LogLevel> = {
@@ -65,15 +65,6 @@ export function readSdkMetrics(url: string): Promise<string> {
 }
 
 let installed = false;
-
-/** Whether a loopback port is free to bind right now. */
-function portFree(port: number): Promise<boolean> {
-  return new Promise((resolve) => {
-    const s = createServer();
-    s.once('error', () => resolve(false));
-    s.listen(port, '127.0.0.1', () => s.close(() => resolve(true)));
-  });
-}
 
 /** Runtime.install, once: a second call (tests, `npm start` calling the worker's setup) is a no-op. */
 export async function installSdkRuntime(config: Config) {
