@@ -27,7 +27,8 @@ const cache = new Map<string, Buffer>();
 
 /** Read once, then served from memory: the portal and /docs work with no network at all. */
 export function serveAsset(c: Context, name: string) {
-  const locate = FILES[name];
+  // Own names only: a plain object would also answer `constructor` and the like.
+  const locate = Object.hasOwn(FILES, name) ? FILES[name] : undefined;
   if (!locate) return c.text('Not found', 404);
   let bytes = cache.get(name);
   if (!bytes) {
