@@ -591,7 +591,11 @@ describe('bad input at every write route (dev server)', () => {
         ['PATCH', `/v1/endpoints/${scratchId}`, { url }],
         ['POST', '/v1/endpoints', { url: 'https://example.com/x', operationalWebhook: { url } }],
         ['PATCH', `/v1/endpoints/${scratchId}`, { operationalWebhook: { url } }],
-        ['POST', '/v1/events', { type: 'x', payload: {}, targets: [{ url, secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }] }],
+        [
+          'POST',
+          '/v1/events',
+          { type: 'x', payload: {}, targets: [{ url, secrets: ['whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw'] }] },
+        ],
       ];
       for (const [method, path, body] of requests) {
         const p = await expect4xx(
@@ -696,6 +700,29 @@ describe('bad input at every write route (dev server)', () => {
     const body = await res.text();
     expect(res.status, body.slice(0, 300)).toBeLessThan(500);
     if (res.status !== 202) expect(res.headers.get('content-type')).toMatch(PROBLEM);
+  });
+
+  it('R-RH-TRANSFORM: a dry run whose sample payload nests 20,000 deep → 400 payload_too_deep, as a publish would be', async () => {
+    const deep = `${'['.repeat(20_000)}${']'.repeat(20_000)}`;
+    const raw = `{"transformation":"payload","event":{"type":"x","payload":${deep}}}`;
+    const res = await t.call('POST', '/v1/transformations/dry-run', raw);
+    const body = await expect4xx(res, 'dry run deep');
+    expect(body).toMatchObject({ status: 400, code: 'payload_too_deep' });
+    // The deepest payload a publish accepts is still a valid dry run.
+    const ok = `${'['.repeat(63)}${']'.repeat(63)}`;
+    const fine = await t.call(
+      'POST',
+      '/v1/transformations/dry-run',
+      `{"transformation":"payload","event":{"type":"x","payload":${ok}}}`,
+    );
+    expect(fine.status, await fine.clone().text()).toBe(200);
+  });
+
+  it('the portal and docs assets answer 404 for a name that is not one of their files, a prototype key included', async () => {
+    for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty', 'nope.js']) {
+      const res = await app.request(`/portal/assets/${name}`);
+      expect(res.status, name).toBe(404);
+    }
   });
 
   it('the API never logged an unhandled error', () => {

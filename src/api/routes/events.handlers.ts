@@ -12,27 +12,9 @@ import { router } from '../openapi.js';
 import { fail, problem } from '../problem.js';
 import { TokenBuckets } from '../rate-limit.js';
 import { eagerAllowance } from '../eager-allowance.js';
+import { MAX_EVENT_DEPTH, maxJsonDepth } from '../json-depth.js';
 import { orProblem } from '../refusal-problem.js';
 import * as routes from './events.routes.js';
-import { MAX_EVENT_DEPTH } from './events.routes.js';
-
-/** Nesting depth of JSON text, counted outside strings; no parsing, no recursion. */
-function jsonDepth(text: string): number {
-  let depth = 0;
-  let max = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text.charCodeAt(i);
-    if (inString) {
-      if (ch === 92)
-        i++; // backslash: skip the escaped character
-      else if (ch === 34) inString = false;
-    } else if (ch === 34) inString = true;
-    else if (ch === 123 || ch === 91) max = Math.max(max, ++depth);
-    else if (ch === 125 || ch === 93) depth--;
-  }
-  return max;
-}
 
 export function eventsRouter(deps: {
   client: Client;
@@ -77,12 +59,9 @@ export function eventsRouter(deps: {
       res.headers.set('retry-after', String(seconds));
       return res;
     }
-    // Hono keeps the text for the JSON validator, which parses it rather than reading again.
-    const text = await c.req.text();
-    if (jsonDepth(text) > MAX_EVENT_DEPTH)
-      fail(400, 'payload_too_deep', `An event may nest at most ${MAX_EVENT_DEPTH} levels`);
     await next();
   });
+  app.use('/', maxJsonDepth(MAX_EVENT_DEPTH, 'An event'));
 
   app.openapi(routes.publishEvent, async (c) => {
     const body = c.req.valid('json');

@@ -3,8 +3,6 @@ import { problemResponse } from '../openapi.js';
 import { eventRowSchema, eventViewSchema, publishSchema } from '../schemas.js';
 
 export const MAX_EVENT_BYTES = 256 * 1024;
-/** Deeper JSON would overflow the stack of every recursive walk after it (JSON.stringify, codecs). */
-export const MAX_EVENT_DEPTH = 64;
 
 const recordSchema = z
   .object({

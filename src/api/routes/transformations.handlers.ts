@@ -2,6 +2,7 @@ import type { RouteHandler } from '@hono/zod-openapi';
 import type { Transformer } from '../../transform/send.js';
 import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
+import { MAX_EVENT_DEPTH, maxJsonDepth } from '../json-depth.js';
 import { fail } from '../problem.js';
 import { checkTransformation } from '../transformation-check.js';
 import * as routes from './transformations.routes.js';
@@ -9,6 +10,8 @@ import * as routes from './transformations.routes.js';
 /** R-RH-TRANSFORM: the dry run, evaluated by the same sandbox (and limits) as a delivery. */
 export function transformationsRouter(deps: { sandbox: Transformer }) {
   const app = router<TenantEnv>();
+  // The sample event's payload sits one level deeper than a published event's.
+  app.use('/dry-run', maxJsonDepth(MAX_EVENT_DEPTH + 1, 'A dry run'));
 
   const dryRun: RouteHandler<typeof routes.dryRun, TenantEnv> = async (c) => {
     const { transformation, event } = c.req.valid('json');
