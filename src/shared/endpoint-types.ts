@@ -1,5 +1,5 @@
 import type { HealthBanner } from '../health/reporting.js';
-import type { HealthState } from '../health/types.js';
+import type { HealthEffect, HealthState } from '../health/types.js';
 import type { PolicyOverrides } from '../policy/schema.js';
 import type { PresetName } from '../policy/types.js';
 import type { FlowOptions, FlowState, RateLimit } from '../flow/limiter.js';
@@ -60,6 +60,11 @@ export interface EndpointInput {
     verification?: VerificationState;
     /** Issue 17: the limiter's tokens, leases and waiters. */
     flow?: FlowState;
+    /**
+     * Effects the health rules emitted while the run waited to roll over (a pause, a disable
+     * arriving while a notice was still retrying): the next run carries them out.
+     */
+    effects?: HealthEffect[];
   };
 }
 

@@ -137,9 +137,11 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   let challengeGen = 0;
   /** A challenge was answered: deliveries waiting on it look again now, not at their recheck. */
   let wakeForVerification = false;
-  const effects: HealthEffect[] = [];
+  // Carried ones first, in the order they were emitted. Only a run continued by this code
+  // carries any, so a replay of an older run starts with none, as it did.
+  const effects: HealthEffect[] = [...(input.carried?.effects ?? [])];
   // A drain cut short by continueAsNew picks up where the held deliveries stand.
-  if (health.draining) effects.push({ kind: 'release_held' });
+  if (health.draining && !effects.some((e) => e.kind === 'release_held')) effects.push({ kind: 'release_held' });
   const background = new Set<Promise<void>>();
   let drain: CancellationScope | undefined;
   // Issue 17: the flow limiter's state (only endpoints with flow options ever change it).
@@ -542,6 +544,9 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       drain?.cancel();
       await Promise.allSettled([...background]);
       await condition(allHandlersFinished);
+      // Handlers ran while this run waited (a pause, a disable, an outcome): their effects
+      // go with the state they changed, or a notice or a kill_pending would be lost.
+      const pending = effects.splice(0);
       await continueAsNew<typeof endpointWorkflow>({
         ...input,
         config,
@@ -552,6 +557,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
           lastTest,
           verification,
           ...(flowOptionsOf(config) || permitsThisRun > 0 ? { flow } : {}),
+          ...(pending.length > 0 ? { effects: pending } : {}),
         },
       });
     }

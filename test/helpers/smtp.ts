@@ -90,8 +90,12 @@ export class TestSmtpServer {
     // Connection-level errors (a client hanging up) are expected in tests; don't crash.
     server.on('error', () => {});
     const addr = server.server.address() as AddressInfo;
+    this.lastPort = addr.port;
     return { host: '127.0.0.1', port: addr.port };
   }
+
+  /** The port it listened on last, kept across stop() so a test can start it there again. */
+  lastPort?: number;
 
   waitFor(n: number, timeoutMs = 10_000): Promise<void> {
     if (this.messages.length >= n) return Promise.resolve();
