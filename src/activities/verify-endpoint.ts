@@ -21,9 +21,10 @@ export function challengeAnswered(
   if (res.responseBody === undefined || res.responseBodyEncoding !== undefined) return false;
   try {
     const body: unknown = JSON.parse(res.responseBody);
-    return (
-      typeof body === 'object' && body !== null && (body as { challenge?: unknown }).challenge === challenge
-    );
+    if (typeof body !== 'object' || body === null) return false;
+    const answer = body as { challenge?: unknown; type?: unknown };
+    // The request itself carries the challenge at the top level: sent back, it is an echo.
+    return answer.challenge === challenge && answer.type !== VERIFICATION_EVENT_TYPE;
   } catch {
     return false;
   }
