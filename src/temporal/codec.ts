@@ -66,9 +66,14 @@ export class AesGcmCodec implements PayloadCodec {
           `no codec key with id ${id}: was HERALD_CODEC_KEYS rotated without keeping the old key?`,
         );
       const data = Buffer.from(p.data ?? []);
+      // Shorter, the IV and tag would overlap, and Node accepts a GCM tag of 4 bytes.
+      if (data.length < IV_BYTES + TAG_BYTES)
+        throw new Error(
+          `encrypted payload too short: ${data.length} bytes, at least ${IV_BYTES + TAG_BYTES}`,
+        );
       const iv = data.subarray(0, IV_BYTES);
       const tag = data.subarray(data.length - TAG_BYTES);
-      const decipher = createDecipheriv(CIPHER, key, iv);
+      const decipher = createDecipheriv(CIPHER, key, iv, { authTagLength: TAG_BYTES });
       decipher.setAuthTag(tag);
       const plain = Buffer.concat([
         decipher.update(data.subarray(IV_BYTES, data.length - TAG_BYTES)),

@@ -34,6 +34,15 @@ describe('payload codec: secrets never sit in Temporal history in plaintext', ()
     await expect(codec.decode([{ ...enc!, data }])).rejects.toThrow();
   });
 
+  it('a payload too short to hold its IV and a full 16-byte tag is refused as such, never checked against a shorter tag', async () => {
+    const codec = new AesGcmCodec([generateCodecKey()]);
+    const [enc] = await codec.encode([payload]);
+    for (const n of [0, 12, 16, 27])
+      await expect(codec.decode([{ ...enc!, data: Buffer.from(enc!.data!).subarray(0, n) }])).rejects.toThrow(
+        /too short/,
+      );
+  });
+
   it('refuses a key that is not 32 bytes', () => {
     expect(() => new AesGcmCodec(['c2hvcnQ='])).toThrow(/32 bytes/);
   });
