@@ -1,11 +1,12 @@
 import { OpenAPIHono } from '@hono/zod-openapi';
-import { NamespaceNotFoundError, ServiceError, isGrpcServiceError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { HTTPException } from 'hono/http-exception';
 import type { Config } from '../config.js';
 import { tenantAuth, type TenantEnv } from './auth.js';
 import { requestBodyLimit } from './body-limit.js';
 import { requestObservability } from '../observability/api-requests.js';
 import { Directory } from '../store/directory.js';
+import { isTemporalOutage } from '../temporal/outage.js';
 import { errorFields, log } from '../observability/log.js';
 import { ProblemError, problem } from './problem.js';
 import { adminRouter } from './routes/admin.handlers.js';
@@ -139,7 +140,7 @@ export function createApp(deps: AppDeps) {
     // Temporal did not answer in time (a busy worker behind a query, a restarting server),
     // or does not serve the namespace: nothing was accepted, and the same request can simply
     // be sent again.
-    if (err instanceof ServiceError || isGrpcServiceError(err) || err instanceof NamespaceNotFoundError)
+    if (isTemporalOutage(err))
       return problem(c, 503, 'temporal_unavailable', 'Temporal did not answer in time; retry the request');
     log.error('unhandled error', errorFields(err));
     return problem(c, 500, 'internal_error', 'Herald could not complete the request');

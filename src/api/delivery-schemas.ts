@@ -9,14 +9,25 @@ import { DELIVERY_STATUS_VALUES, deliveryStatusSchema } from './schemas.js';
 export const deliveryIdSchema = z
   .string()
   .max(256)
-  .regex(DELIVERY_ID, 'a delivery id: dlv_..., or ev_<tenant>_<event id> for the delivery holding its event id');
+  .regex(
+    DELIVERY_ID,
+    'a delivery id: dlv_..., or ev_<tenant>_<event id> for the delivery holding its event id',
+  );
 export const deliveryParams = z.object({ id: deliveryIdSchema });
 export const endpointIdSchema = z.string().max(128).regex(ENDPOINT_ID, 'an endpoint id starting with ep_');
 
 /** @deprecated for forwards.ts until its split: the statuses are DELIVERY_STATUS_VALUES. */
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = DELIVERY_STATUS_VALUES;
 
-const isoDate = z.iso.datetime({ offset: true });
+/**
+ * An instant, with any offset, whose UTC year has four digits: a list's bounds go into a
+ * visibility query as UTC, and `9999-12-31T23:59-23:59` would become year 10000, which
+ * Temporal refuses.
+ */
+export const isoInstantSchema = z.iso.datetime({ offset: true }).refine((s) => {
+  const year = new Date(s).getUTCFullYear();
+  return year >= 1970 && year <= 9999;
+}, 'an instant between 1970 and 9999 (UTC)');
 export const deliveryListQuery = z.object({
   endpointId: endpointIdSchema.optional(),
   status: deliveryStatusSchema.optional(),
@@ -26,8 +37,8 @@ export const deliveryListQuery = z.object({
     .max(128)
     .regex(/^[A-Za-z0-9_.:-]+$/)
     .optional(),
-  since: isoDate.optional(),
-  until: isoDate.optional(),
+  since: isoInstantSchema.optional(),
+  until: isoInstantSchema.optional(),
   limit: z.coerce.number().int().min(1).max(500).default(100),
 });
 

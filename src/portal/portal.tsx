@@ -7,7 +7,6 @@ import { tenantAuth, type TenantEnv } from '../api/auth.js';
 import type { Directory } from '../store/directory.js';
 import { parseApiKey, sameSecret } from '../api/keys.js';
 import { ProblemError } from '../api/problem.js';
-import { ServiceError, isGrpcServiceError } from '@temporalio/client';
 import { callApi, qs, type ApiFetch, type ApiResult } from './api-call.js';
 import type {
   AttemptRowJson,
@@ -44,6 +43,7 @@ import { DeadLettersPage, ReplayFailuresPage } from './recovery-view.js';
 import { portalHeaders } from './security-headers.js';
 import { t } from './strings.js';
 import type { PortalTokens, SessionClaims } from './tokens.js';
+import { isTemporalOutage } from '../temporal/outage.js';
 
 export interface PortalDeps {
   config: Config;
@@ -67,8 +67,6 @@ const LOOPBACK = /^(127(\.\d+){3}|localhost|\[::1\])$/i;
 
 /** Path segments that reach the API as they are: never `.`/`..`, never a slash. */
 const SEGMENT = /^(?!\.\.?$)[A-Za-z0-9_.:-]{1,128}$/;
-
-const isTemporalOutage = (err: unknown) => err instanceof ServiceError || isGrpcServiceError(err);
 
 async function render(c: Context, el: JSX.Element, status = 200) {
   return c.html(`<!doctype html>${await el.toString()}`, status as 200);

@@ -1,5 +1,5 @@
 import { createRoute, z } from '@hono/zod-openapi';
-import { deliveryParams, deliverySchema, endpointIdSchema } from '../delivery-schemas.js';
+import { deliveryParams, deliverySchema, endpointIdSchema, isoInstantSchema } from '../delivery-schemas.js';
 import { problemResponse } from '../openapi.js';
 import { deliveryStatusSchema } from '../schemas.js';
 
@@ -37,9 +37,12 @@ const bulkResultSchema = z
   })
   .openapi('BulkReplayResult');
 
-const isoDate = z.iso.datetime({ offset: true });
 const windowSchema = z
-  .strictObject({ endpointId: endpointIdSchema, since: isoDate.optional(), until: isoDate.optional() })
+  .strictObject({
+    endpointId: endpointIdSchema,
+    since: isoInstantSchema.optional(),
+    until: isoInstantSchema.optional(),
+  })
   .openapi('WindowReplay');
 
 const scopeQuery = z.object({ endpointId: endpointIdSchema.optional() });

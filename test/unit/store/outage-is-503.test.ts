@@ -66,3 +66,47 @@ describe('issue 15 owned lookups: a Temporal outage is a 503, never a 404', () =
     });
   }
 });
+
+/** A Temporal that answers, and refuses one list as an invalid request (gRPC INVALID_ARGUMENT). */
+function clientRefusingTheList(): Client {
+  const refused = () =>
+    Promise.reject(
+      new ServiceError('Failed to list workflows', {
+        cause: Object.assign(new Error('3 INVALID_ARGUMENT: invalid query'), {
+          code: 3,
+          details: 'invalid query',
+          metadata: {},
+        }),
+      }),
+    );
+  const base = clientDuringOutage() as unknown as { workflow: Record<string, unknown> };
+  return {
+    ...base,
+    workflow: { ...base.workflow, list: () => ({ [Symbol.asyncIterator]: () => ({ next: refused }) }) },
+  } as unknown as Client;
+}
+
+describe('issue 15: a request Temporal refuses is not an outage', () => {
+  const get = (client: Client, path: string) =>
+    createApp({ client, config: loadConfig({ HERALD_TASK_QUEUE: 'outage-test' }) }).request(path, {
+      headers: { authorization: `Bearer ${key.key}` },
+    });
+
+  it('R-API: a list bound outside years 1970-9999 in UTC is refused 400 validation_failed before any query', async () => {
+    for (const since of [
+      '9999-12-31T23:59:59-23:59',
+      '0000-01-01T00:00:00%2B01:00',
+      '1969-12-31T23:59:59Z',
+    ]) {
+      const res = await get(clientDuringOutage(), `/v1/deliveries?since=${since}`);
+      expect(res.status, since).toBe(400);
+      expect(((await res.json()) as { code: string }).code).toBe('validation_failed');
+    }
+  });
+
+  it('R-API: Temporal refusing a request as invalid answers 500 internal_error, never 503 "retry"', async () => {
+    const res = await get(clientRefusingTheList(), '/v1/deliveries');
+    expect(res.status).toBe(500);
+    expect(((await res.json()) as { code: string }).code).toBe('internal_error');
+  });
+});
