@@ -7,6 +7,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
+import { temporalDeadLetterStore } from '../../src/store/dead-letters.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
 import type { DeliveryInput } from '../../src/shared/delivery-types.js';
 import { eventWorkflowId } from '../../src/shared/ids.js';
@@ -198,6 +199,55 @@ describe('16.1: closed deliveries stay readable and reopen as a new run (dev ser
     // The list is visibility's, which shows a new run a moment after its start.
     await expect.poll(async () => (await runs(id)).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
     expect(await runs(id)).toHaveLength(2);
+  });
+
+  it('16.1 R-RH-DLQ R-LOG: a retry that read the dead letter before another retry started, and starts only after that retry’s run has succeeded and closed, starts no third run and sends nothing again', async () => {
+    const t = await newTenant(app);
+    statusFor.set('/late', 500);
+    await endpoint(t, '/late', 'railhook', { maxAttempts: 1, retryDelays: [1], timeoutSeconds: 5 });
+    const { id } = await publish(t, { n: 'late' });
+    await closed(id);
+    // The second retry's reads, made while the dead letter was still the latest run.
+    const staleRef = (await temporalDeadLetterStore(w.client).ownedDelivery(t.tenantId, id))!;
+    expect(staleRef).toMatchObject({ id, running: false });
+    const staleRead = await w.client.workflow.getHandle(id).describe();
+
+    statusFor.set('/late', 200);
+    await json<Delivery>(t.call('POST', `/v1/dead-letters/${id}/retry`), 202);
+    await expect
+      .poll(async () => (await get(t, id)).status, { timeout: 60_000, interval: 300 })
+      .toBe('succeeded');
+    await closed(id);
+    expect(sentTo('/late')).toHaveLength(2);
+
+    // The second retry goes on from its read: the same client, except that the latest run it
+    // describes is the one it saw before the first retry started.
+    const latestAsRead = new Proxy(w.client.workflow, {
+      get(target, prop, receiver) {
+        if (prop !== 'getHandle') return Reflect.get(target, prop, receiver) as unknown;
+        return (wid: string, runId?: string) => {
+          const handle = target.getHandle(wid, runId);
+          if (wid !== id || runId !== undefined) return handle;
+          return new Proxy(handle, {
+            get: (h, p, r) =>
+              p === 'describe' ? () => Promise.resolve(staleRead) : (Reflect.get(h, p, r) as unknown),
+          });
+        };
+      },
+    });
+    const client = new Proxy(w.client, {
+      get: (c, p, r) => (p === 'workflow' ? latestAsRead : (Reflect.get(c, p, r) as unknown)),
+    });
+    const second = await temporalDeadLetterStore(client).retryDeadLetter(staleRef);
+    expect(second).toEqual({ ok: false, reason: 'not_a_dead_letter' });
+
+    await delay(2_000);
+    expect(await runs(id)).toHaveLength(2);
+    expect(sentTo('/late')).toHaveLength(2);
+    expect((await get(t, id)).attempts.map((a) => [a.attempt, a.code ?? 'ok'])).toEqual([
+      [2, 'ok'],
+      [1, 'http_500'],
+    ]);
   });
 
   it('16.1 R-DT-REPLAY: a closed Dong Tien delivery replays as a new round of the same id (same webhook-id); a closed Bird one by window replay, one attempt', async () => {
