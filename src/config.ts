@@ -112,6 +112,9 @@ export const configSchema = z.object({
   // workflow, and each target a delivery at a third party, for a single request.
   HERALD_MAX_TARGETS_PER_PUBLISH: z.coerce.number().int().min(0).max(1000).default(20),
   HERALD_MAX_ENDPOINTS_PER_TENANT: z.coerce.number().int().min(1).default(100),
+  // A source is a workflow too, and each has its own ingest allowance: a tenant has at most
+  // this many live ones (409 source_limit_reached).
+  HERALD_MAX_SOURCES_PER_TENANT: z.coerce.number().int().min(1).default(100),
   // Workflows kept in the worker's memory between tasks. Most deliveries sleep for hours
   // between attempts or sit out their replay window, so a bounded cache keeps RSS flat
   // with any number of them; an evicted one is replayed from history when it wakes.

@@ -91,6 +91,14 @@ export const newDestination = (d: DestinationRequest, now: number): Destination 
   createdAt: now,
 });
 
+/** How many sources a tenant may have, and how creates of one tenant are kept apart. */
+export interface SourceLimits {
+  /** HERALD_MAX_SOURCES_PER_TENANT. */
+  maxSources: number;
+  /** Runs a tenant's creates one after another, so "count, then start" holds under concurrency. */
+  oneAtATime<T>(tenantId: string, task: () => Promise<T>): Promise<T>;
+}
+
 /** The tenant's source, or a refusal that does not say whether another tenant's exists. */
 export async function ownedSource(store: SourceStore, tenantId: string, id: string): Promise<SourceView> {
   return (await store.ownedSource(tenantId, id)) ?? refuse('not_found', 'source_not_found', 'No such source');
@@ -109,23 +117,38 @@ export async function createSource(
   store: SourceStore,
   tenantId: string,
   req: SourceRequest,
+  limits: SourceLimits,
   now: number = Date.now(),
 ): Promise<MadeSource> {
   const { scheme, secret } = verificationScheme(req.verification);
   const ingestId = newSourceId();
   const sourceId = publicSourceId(ingestId);
-  await store.create({
-    sourceId,
-    ingestId,
-    tenantId,
-    config: {
-      name: req.name,
-      description: req.description,
-      verification: scheme,
-      maxBodyBytes: req.maxBodyBytes ?? MAX_INGEST_BODY_BYTES,
-    },
-    destinations: (req.destinations ?? []).map((d) => newDestination(d, now)),
-    createdAt: now,
+  // As endpoints (issue 13.6): every source is a workflow with its own ingest allowance, so
+  // a tenant's count is capped; one create per tenant at a time, so the count holds.
+  await limits.oneAtATime(tenantId, async () => {
+    if ((await store.sourceCount(tenantId)) >= limits.maxSources)
+      refuse(
+        'conflict',
+        'source_limit_reached',
+        `At most ${limits.maxSources} sources per tenant`,
+        undefined,
+        {
+          maxSources: limits.maxSources,
+        },
+      );
+    await store.create({
+      sourceId,
+      ingestId,
+      tenantId,
+      config: {
+        name: req.name,
+        description: req.description,
+        verification: scheme,
+        maxBodyBytes: req.maxBodyBytes ?? MAX_INGEST_BODY_BYTES,
+      },
+      destinations: (req.destinations ?? []).map((d) => newDestination(d, now)),
+      createdAt: now,
+    });
   });
   return { source: await ownedSource(store, tenantId, sourceId), ...(secret ? { secret } : {}) };
 }

@@ -12,6 +12,7 @@ import { withoutStamp } from '../shared/snapshot-memo.js';
 import { StampedAnswers } from './stamped-answers.js';
 import { unlessNotFound } from './not-found.js';
 import { RUNNING, and, eq, ofType } from './visibility.js';
+import { RecentlyCreated } from './recently-created.js';
 
 /** How long a tenant id Temporal does not know is answered 401 without asking again. */
 export const UNKNOWN_TENANT_TTL_MS = 10_000;
@@ -56,12 +57,8 @@ export class Directory {
    */
   private readonly unknownTenants = new ExpiringSet(UNKNOWN_TENANT_TTL_MS, UNKNOWN_TENANT_MAX);
 
-  /**
-   * Endpoints this process created in the last minute. Visibility is eventually
-   * consistent, so a list right after a create may not show the new endpoint yet; a
-   * publish straight after creating one must still reach it.
-   */
-  private readonly created = new Map<string, Map<string, number>>();
+  /** Endpoints this process created in the last minute: a publish right after must reach them. */
+  private readonly created = new RecentlyCreated();
   /** The last view each endpoint answered, and when (see ENDPOINT_VIEW_FALLBACK_MS). */
   private readonly lastViews: StampedAnswers<EndpointView>;
 
@@ -80,18 +77,12 @@ export class Directory {
   }
 
   rememberCreated(tenantId: string, endpointId: string) {
-    let m = this.created.get(tenantId);
-    if (!m) this.created.set(tenantId, (m = new Map()));
-    m.set(endpointId, Date.now());
+    this.created.remember(tenantId, endpointId);
     this.endpointLists.delete(tenantId);
   }
 
   private recentlyCreated(tenantId: string): string[] {
-    const m = this.created.get(tenantId);
-    if (!m) return [];
-    for (const [id, at] of m) if (Date.now() - at > 60_000) m.delete(id);
-    if (m.size === 0) this.created.delete(tenantId);
-    return [...m.keys()];
+    return this.created.ids(tenantId);
   }
 
   /**

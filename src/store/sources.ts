@@ -24,6 +24,7 @@ import type {
 import { boundedMap } from '../shared/bounded-map.js';
 import { updateFailureType } from './deliveries.js';
 import { unlessNotFound } from './not-found.js';
+import { RecentlyCreated } from './recently-created.js';
 import { RUNNING, and, eq, ofType } from './visibility.js';
 
 /** One change to a source, as its workflow takes it. */
@@ -45,6 +46,8 @@ export interface SourceStore {
   ownedSource(tenantId: string, id: string): Promise<SourceView | undefined>;
   /** The tenant's live sources, in no order. */
   sources(tenantId: string): Promise<SourceView[]>;
+  /** How many live sources the tenant has, counting the ones this process just created. */
+  sourceCount(tenantId: string): Promise<number>;
   /** Starts the source's workflow. */
   create(input: SourceInput): Promise<void>;
   /** Runs a change in the source's workflow; the ingest URL's cache forgets the source. */
@@ -57,12 +60,15 @@ const REFUSALS: Record<string, SourceChangeRefusal> = {
   [TOO_MANY_DESTINATIONS]: 'too_many_destinations',
 };
 
+const liveSources = (tenantId: string) => and(ofType(SOURCE_WORKFLOW), eq(SA_TENANT, tenantId), RUNNING);
+
 export function temporalSourceStore(deps: {
   client: Client;
   taskQueue: string;
   sources: SourceCache;
 }): SourceStore {
   const { client, taskQueue, sources } = deps;
+  const created = new RecentlyCreated();
   const live = (tenantId: string, v: SourceView | undefined) =>
     v && v.tenantId === tenantId && !v.deleted ? v : undefined;
 
@@ -92,15 +98,20 @@ export function temporalSourceStore(deps: {
     },
     async sources(tenantId) {
       const ids: string[] = [];
-      const query = and(ofType(SOURCE_WORKFLOW), eq(SA_TENANT, tenantId), RUNNING);
-      for await (const wf of client.workflow.list({ query })) ids.push(wf.workflowId);
+      for await (const wf of client.workflow.list({ query: liveSources(tenantId) })) ids.push(wf.workflowId);
       const views = await boundedMap(ids, 16, async (id) =>
         // A source deleted or closed between the listing and its query is left out.
         live(tenantId, await unlessNotFound(client.workflow.getHandle(id).query(sourceViewQuery))),
       );
       return views.filter((v): v is SourceView => v !== undefined);
     },
+    async sourceCount(tenantId) {
+      const ids = new Set(created.ids(tenantId));
+      for await (const wf of client.workflow.list({ query: liveSources(tenantId) })) ids.add(wf.workflowId);
+      return ids.size;
+    },
     async create(input) {
+      created.remember(input.tenantId, input.sourceId);
       await client.workflow.start(SOURCE_WORKFLOW, {
         workflowId: input.sourceId,
         taskQueue,

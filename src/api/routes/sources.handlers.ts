@@ -10,6 +10,7 @@ import type { SourceView } from '../../shared/source-types.js';
 import { temporalSourceStore } from '../../store/sources.js';
 import type { TenantEnv } from '../auth.js';
 import { router } from '../openapi.js';
+import { OneAtATime } from '../one-at-a-time.js';
 import { fail } from '../problem.js';
 import { orProblem } from '../refusal-problem.js';
 import { checkTransformation } from '../transformation-check.js';
@@ -33,6 +34,11 @@ export function sourcesRouter(deps: { client: Client; config: Config; sources: S
     sources: deps.sources,
   });
   const urlCheck = urlCheckOptionsFor(deps.config);
+  const creates = new OneAtATime();
+  const limits: core.SourceLimits = {
+    maxSources: deps.config.HERALD_MAX_SOURCES_PER_TENANT,
+    oneAtATime: (tenantId, task) => creates.run(tenantId, task),
+  };
 
   /** R-URL, as for endpoints; the address itself is checked at send time (R-SSRF). */
   const checkUrl = (url: string, path: string) => {
@@ -48,7 +54,7 @@ export function sourcesRouter(deps: { client: Client; config: Config; sources: S
   const create: RouteHandler<typeof routes.create, TenantEnv> = async (c) => {
     const body = c.req.valid('json');
     (body.destinations ?? []).forEach((d, i) => checkDestination(d, `destinations.${i}.url`));
-    const { source, secret } = await orProblem(core.createSource(store, c.get('tenantId'), body));
+    const { source, secret } = await orProblem(core.createSource(store, c.get('tenantId'), body, limits));
     return c.json({ source: present(c.req.url, source), ...(secret ? { secret } : {}) }, 201);
   };
 

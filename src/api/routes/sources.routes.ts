@@ -116,6 +116,7 @@ export const create = createRoute({
       z.object({ source: sourceSchema, secret: z.string().optional() }),
     ),
     400: problemResponse('Invalid source'),
+    409: problemResponse('source_limit_reached: HERALD_MAX_SOURCES_PER_TENANT sources already'),
   },
 });
 

@@ -8,14 +8,22 @@ import {
   patchSource,
   removeDestination,
   updateDestination,
+  type SourceLimits,
 } from '../../../src/core/sources.js';
 import { Refusal } from '../../../src/core/refusal.js';
+import { OneAtATime } from '../../../src/api/one-at-a-time.js';
 import { publicSourceId } from '../../../src/inbound/source-ids.js';
 import { MAX_DESTINATIONS } from '../../../src/shared/source-messages.js';
 import type { SourceInput, SourceView } from '../../../src/shared/source-types.js';
 import type { SourceChange, SourceChangeResult, SourceStore } from '../../../src/store/sources.js';
 
 const T = 'tn_src';
+const creates = new OneAtATime();
+const limitsOf = (maxSources: number): SourceLimits => ({
+  maxSources,
+  oneAtATime: (tenantId, task) => creates.run(tenantId, task),
+});
+const LIMITS = limitsOf(100);
 
 /** Sources as data, with the source workflow's refusals (deleted, unknown destination, 20 destinations). */
 class FakeSourceStore implements SourceStore {
@@ -44,7 +52,12 @@ class FakeSourceStore implements SourceStore {
       .filter((i) => i.tenantId === tenantId && !i.deleted)
       .map((i) => this.view(i));
   }
+  async sourceCount(tenantId: string) {
+    return (await this.sources(tenantId)).length;
+  }
   async create(input: SourceInput) {
+    // A start is a round trip: creates that do not wait for each other interleave here.
+    await new Promise((r) => setTimeout(r, 1));
     this.inputs.set(input.sourceId, { ...input, deleted: false });
   }
   async change(id: string, c: SourceChange): Promise<SourceChangeResult> {
@@ -87,9 +100,28 @@ const refusalOf = async (p: Promise<unknown>) => {
 };
 
 describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
+  it('13.6: a tenant has at most HERALD_MAX_SOURCES_PER_TENANT live sources, even when creates race: the rest 409 source_limit_reached', async () => {
+    const store = new FakeSourceStore();
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, i) => createSource(store, T, { name: `s${i}` }, limitsOf(2))),
+    );
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2);
+    for (const r of results.filter((x): x is PromiseRejectedResult => x.status === 'rejected')) {
+      expect(r.reason).toBeInstanceOf(Refusal);
+      expect(r.reason).toMatchObject({ kind: 'conflict', code: 'source_limit_reached' });
+    }
+    expect(await listSources(store, T)).toHaveLength(2);
+    // Another tenant's sources do not count; a deleted one frees its place.
+    await createSource(store, 'tn_other', { name: 'o' }, limitsOf(2));
+    const [first] = await listSources(store, T);
+    await deleteSource(store, T, first!.sourceId);
+    await createSource(store, T, { name: 'again' }, limitsOf(2));
+    expect(await listSources(store, T)).toHaveLength(2);
+  });
+
   it('issue 13.7: the public id is derived from the ingest id, which is never the workflow id', async () => {
     const store = new FakeSourceStore();
-    const { source } = await createSource(store, T, { name: 'github' });
+    const { source } = await createSource(store, T, { name: 'github' }, LIMITS);
     expect(source.sourceId).toBe(publicSourceId(source.ingestId));
     expect(source.sourceId).not.toBe(source.ingestId);
     expect(store.inputs.get(source.sourceId)!.ingestId).toBe(source.ingestId);
@@ -98,7 +130,12 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
 
   it('a Standard Webhooks source without secrets gets a whsec_ secret, shown once and stored as its signing secret', async () => {
     const store = new FakeSourceStore();
-    const { source, secret } = await createSource(store, T, { verification: { kind: 'standard_webhooks' } });
+    const { source, secret } = await createSource(
+      store,
+      T,
+      { verification: { kind: 'standard_webhooks' } },
+      LIMITS,
+    );
     expect(secret).toMatch(/^whsec_[A-Za-z0-9+/=]{32,}$/);
     const stored = store.inputs.get(source.sourceId)!.config.verification;
     expect(stored).toMatchObject({ kind: 'standard_webhooks', secrets: [secret] });
@@ -112,11 +149,16 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
       algorithm: 'sha256' as const,
       encoding: 'hex' as const,
     };
-    const made = await createSource(store, T, { verification: hmac });
+    const made = await createSource(store, T, { verification: hmac }, LIMITS);
     expect(made.secret).toMatch(/^[a-f0-9]{64}$/);
-    const given = await createSource(store, T, {
-      verification: { ...hmac, secrets: ['a-secret-of-16-chars'] },
-    });
+    const given = await createSource(
+      store,
+      T,
+      {
+        verification: { ...hmac, secrets: ['a-secret-of-16-chars'] },
+      },
+      LIMITS,
+    );
     expect(given.secret).toBeUndefined();
     expect(store.inputs.get(given.source.sourceId)!.config.verification).toMatchObject({
       secrets: ['a-secret-of-16-chars'],
@@ -125,7 +167,7 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
 
   it('a verification-less source shows no secret; a patch to a new scheme makes one', async () => {
     const store = new FakeSourceStore();
-    const { source, secret } = await createSource(store, T, {});
+    const { source, secret } = await createSource(store, T, {}, LIMITS);
     expect(secret).toBeUndefined();
     const patched = await patchSource(store, T, source.sourceId, {
       verification: { kind: 'standard_webhooks' },
@@ -137,7 +179,7 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
   it('each destination gets its own unguessable id; the 21st is refused too_many_destinations (409)', async () => {
     const store = new FakeSourceStore();
     const urls = Array.from({ length: MAX_DESTINATIONS }, (_, i) => ({ url: `http://127.0.0.1:9/${i}` }));
-    const { source } = await createSource(store, T, { destinations: urls });
+    const { source } = await createSource(store, T, { destinations: urls }, LIMITS);
     expect(new Set(source.destinations.map((d) => d.destinationId)).size).toBe(MAX_DESTINATIONS);
     source.destinations.forEach((d) => expect(d.destinationId).toMatch(/^dst_[a-f0-9]{24}$/));
     const r = await refusalOf(addDestination(store, T, source.sourceId, { url: 'http://127.0.0.1:9/x' }));
@@ -146,7 +188,7 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
 
   it("another tenant's source is not found, and its request checks never run", async () => {
     const store = new FakeSourceStore();
-    const { source } = await createSource(store, T, {});
+    const { source } = await createSource(store, T, {}, LIMITS);
     let checked = false;
     const r = await refusalOf(
       addDestination(store, 'tn_other', source.sourceId, { url: 'bad' }, () => {
@@ -159,7 +201,7 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
 
   it('an unknown destination is destination_not_found; a deleted source is gone from lists and lookups', async () => {
     const store = new FakeSourceStore();
-    const { source } = await createSource(store, T, {});
+    const { source } = await createSource(store, T, {}, LIMITS);
     expect((await refusalOf(removeDestination(store, T, source.sourceId, 'nope'))).code).toBe(
       'destination_not_found',
     );
@@ -174,8 +216,8 @@ describe('R-RH-INBOUND: sources and their secrets (core/sources)', () => {
 
   it('sources are listed newest first', async () => {
     const store = new FakeSourceStore();
-    const a = await createSource(store, T, { name: 'a' }, 1000);
-    const b = await createSource(store, T, { name: 'b' }, 2000);
+    const a = await createSource(store, T, { name: 'a' }, LIMITS, 1000);
+    const b = await createSource(store, T, { name: 'b' }, LIMITS, 2000);
     expect((await listSources(store, T)).map((s) => s.sourceId)).toEqual([
       b.source.sourceId,
       a.source.sourceId,
