@@ -90,11 +90,14 @@ function checkTransformation(expression: string) {
     );
 }
 
+/** What a change answered, or the refusal of an endpoint deleted since it was read. */
+function stillThere<T>(v: T | undefined): T {
+  return v ?? refuse('not_found', 'endpoint_not_found', 'No such endpoint');
+}
+
 async function owned(store: EndpointStore, tenantId: string, endpointId: string): Promise<EndpointView> {
-  const v = await store.endpoint(tenantId, endpointId);
   // Another tenant's endpoint and a missing one look the same.
-  if (!v) refuse('not_found', 'endpoint_not_found', 'No such endpoint');
-  return v;
+  return stillThere(await store.endpoint(tenantId, endpointId));
 }
 
 export interface Created {
@@ -205,13 +208,14 @@ export async function changeEndpoint(
         : {};
   const view = await store.update(endpointId, { ...rest, ...flow, ...ow });
   store.changed(tenantId);
-  return view;
+  return stillThere(view);
 }
 
 export async function deleteEndpoint(store: EndpointStore, tenantId: string, endpointId: string) {
   await owned(store, tenantId, endpointId);
-  await store.remove(endpointId);
+  const removed = await store.remove(endpointId);
   store.changed(tenantId);
+  stillThere(removed);
 }
 
 /** Pause, resume, test and rotate: on the tenant's own endpoint only. */
@@ -219,12 +223,12 @@ export async function endpointAction<T>(
   store: EndpointStore,
   tenantId: string,
   endpointId: string,
-  run: (id: string) => Promise<T>,
+  run: (id: string) => Promise<T | undefined>,
 ): Promise<T> {
   await owned(store, tenantId, endpointId);
   const r = await run(endpointId);
   store.changed(tenantId);
-  return r;
+  return stillThere(r);
 }
 
 export async function rotateSecret(
@@ -251,7 +255,7 @@ export async function verifyEndpoint(store: EndpointStore, tenantId: string, end
       'Set "verification": "challenge" first',
       { path: 'verification' },
     );
-  const r = await store.verify(endpointId);
+  const r = stillThere(await store.verify(endpointId));
   store.changed(tenantId);
   return { verified: r.verification.status === 'verified', ...r };
 }

@@ -12,6 +12,7 @@ import {
 import type { EndpointInput, EndpointPatch, EndpointView, TestResult } from '../shared/endpoint-types.js';
 import type { ChallengeResult, VerificationView } from '../shared/verification.js';
 import type { Directory } from './directory.js';
+import { unlessNotFound } from './not-found.js';
 
 /** What the endpoint use cases (core/endpoints.ts) need of Temporal; a fake in the unit tests. */
 export interface EndpointStore {
@@ -19,13 +20,17 @@ export interface EndpointStore {
   endpoint(tenantId: string, endpointId: string): Promise<EndpointView | undefined>;
   endpointCount(tenantId: string): Promise<number>;
   start(input: EndpointInput): Promise<void>;
-  update(endpointId: string, patch: EndpointPatch): Promise<EndpointView>;
-  remove(endpointId: string): Promise<void>;
-  pause(endpointId: string): Promise<EndpointView>;
-  resume(endpointId: string): Promise<EndpointView>;
-  sendTest(endpointId: string): Promise<TestResult>;
-  rotateSecret(endpointId: string, secret: string, graceSeconds: number): Promise<EndpointView>;
-  verify(endpointId: string): Promise<{ verification: VerificationView; result?: ChallengeResult }>;
+  // The changes answer `undefined` when the endpoint's workflow has closed since it was read
+  // (a delete that raced this request): the endpoint is gone, not Temporal.
+  update(endpointId: string, patch: EndpointPatch): Promise<EndpointView | undefined>;
+  remove(endpointId: string): Promise<true | undefined>;
+  pause(endpointId: string): Promise<EndpointView | undefined>;
+  resume(endpointId: string): Promise<EndpointView | undefined>;
+  sendTest(endpointId: string): Promise<TestResult | undefined>;
+  rotateSecret(endpointId: string, secret: string, graceSeconds: number): Promise<EndpointView | undefined>;
+  verify(
+    endpointId: string,
+  ): Promise<{ verification: VerificationView; result?: ChallengeResult } | undefined>;
   /** The tenant's endpoints changed: cached reads must look again. */
   changed(tenantId: string): void;
 }
@@ -45,16 +50,14 @@ export function temporalEndpointStore(deps: {
       await startEndpoint(client, taskQueue, input);
       directory.rememberCreated(input.tenantId, input.endpointId);
     },
-    update: (id, patch) => handle(id).executeUpdate(updateEndpointUpdate, { args: [patch] }),
-    async remove(id) {
-      await handle(id).executeUpdate(deleteEndpointUpdate);
-    },
-    pause: (id) => handle(id).executeUpdate(pauseEndpointUpdate),
-    resume: (id) => handle(id).executeUpdate(resumeEndpointUpdate),
-    sendTest: (id) => handle(id).executeUpdate(sendTestUpdate),
+    update: (id, patch) => unlessNotFound(handle(id).executeUpdate(updateEndpointUpdate, { args: [patch] })),
+    remove: async (id) => (await unlessNotFound(handle(id).executeUpdate(deleteEndpointUpdate))) && true,
+    pause: (id) => unlessNotFound(handle(id).executeUpdate(pauseEndpointUpdate)),
+    resume: (id) => unlessNotFound(handle(id).executeUpdate(resumeEndpointUpdate)),
+    sendTest: (id) => unlessNotFound(handle(id).executeUpdate(sendTestUpdate)),
     rotateSecret: (id, secret, graceSeconds) =>
-      handle(id).executeUpdate(rotateSecretUpdate, { args: [{ secret, graceSeconds }] }),
-    verify: (id) => handle(id).executeUpdate(verifyEndpointUpdate),
+      unlessNotFound(handle(id).executeUpdate(rotateSecretUpdate, { args: [{ secret, graceSeconds }] })),
+    verify: (id) => unlessNotFound(handle(id).executeUpdate(verifyEndpointUpdate)),
     changed: (tenantId) => directory.forgetEndpoints(tenantId),
   };
 }

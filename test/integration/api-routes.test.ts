@@ -3,6 +3,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApp } from '../../src/api/app.js';
+import { Directory } from '../../src/store/directory.js';
+import { temporalEndpointStore } from '../../src/store/endpoints.js';
 import { REPLAY_WINDOW_WORKFLOW } from '../../src/shared/names.js';
 import { revokeApiKeyUpdate } from '../../src/shared/tenant-messages.js';
 import { TEST_OPERATOR_KEY, newTenant, type TenantSession } from '../helpers/api.js';
@@ -626,6 +628,27 @@ describe('API routes on the dev server', () => {
       expect(resumed.health.status).toBe('active');
       expect(resumed.banner).toBeUndefined();
       await t.call('DELETE', `/v1/endpoints/${id}`);
+    });
+
+    it('DELETE twice: a change that reaches an endpoint whose workflow has already closed answers "gone", which the API shows as 404 endpoint_not_found, not a 500', async () => {
+      const created = await okJson<{ endpoint: EndpointView }>(
+        await t.call('POST', '/v1/endpoints', { url: `${base}/twice-deleted`, eventTypes: ['twice.*'] }),
+        201,
+      );
+      const id = created.endpoint.endpointId;
+      expect((await t.call('DELETE', `/v1/endpoints/${id}`)).status).toBe(204);
+      await expect
+        .poll(async () => (await w.client.workflow.getHandle(id).describe()).status.name, { timeout: 15_000 })
+        .toBe('COMPLETED');
+      // What a second DELETE that read the endpoint before the first closed it does next.
+      const store = temporalEndpointStore({
+        client: w.client,
+        taskQueue: w.config.HERALD_TASK_QUEUE,
+        directory: new Directory(w.client),
+      });
+      expect(await store.remove(id)).toBeUndefined();
+      expect(await store.pause(id)).toBeUndefined();
+      expect((await t.call('DELETE', `/v1/endpoints/${id}`)).status).toBe(404);
     });
 
     it('POST /{id}/test: a receiver answering 200 → ok true, and GET shows it as lastTest', async () => {

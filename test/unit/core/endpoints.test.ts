@@ -30,6 +30,8 @@ class FakeEndpointStore implements EndpointStore {
   readonly forgotten: string[] = [];
   /** Lets a test hold the count read open, as a slow visibility answer would. */
   countDelay = 0;
+  /** Endpoints whose workflow has closed since they were read (a delete that raced). */
+  readonly closed = new Set<string>();
 
   async endpoint(tenantId: string, id: string) {
     const v = this.views.get(id);
@@ -65,11 +67,13 @@ class FakeEndpointStore implements EndpointStore {
   }
   async remove(id: string) {
     this.calls.push(`remove ${id}`);
+    if (this.closed.has(id)) return undefined;
     this.views.set(id, { ...this.views.get(id)!, deleted: true });
+    return true as const;
   }
   async pause(id: string) {
     this.calls.push(`pause ${id}`);
-    return this.views.get(id)!;
+    return this.closed.has(id) ? undefined : this.views.get(id)!;
   }
   async resume(id: string) {
     this.calls.push(`resume ${id}`);
@@ -266,6 +270,19 @@ describe('core/endpoints: create, change and act on an endpoint (fake store)', (
     }
     expect(store.calls).toEqual([]);
     expect(store.updates).toEqual([]);
+  });
+
+  it("13: a delete or an action racing a delete that already closed the endpoint's workflow answers not found, not an error", async () => {
+    const store = new FakeEndpointStore();
+    const { s } = settings();
+    const { endpoint } = await createEndpoint(store, s, T, { url: 'https://h.example.com/x' });
+    const id = endpoint.endpointId;
+    // Both requests read the endpoint as live; the other one's delete has closed it since.
+    store.closed.add(id);
+    for (const p of [deleteEndpoint(store, T, id), endpointAction(store, T, id, (x) => store.pause(x))]) {
+      const r = await refusalOf(p);
+      expect([r.kind, r.code]).toEqual(['not_found', 'endpoint_not_found']);
+    }
   });
 
   it('change: an operational webhook keeps its secrets when its URL changes; null removes it; the cached reads are told', async () => {
