@@ -1,4 +1,3 @@
-import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { request } from 'undici';
 import { isForbiddenAddress, type Cidr } from '../policy/address.js';
@@ -11,6 +10,7 @@ import { forwardBodyBytes, forwardHeaderList } from '../inbound/forward-request.
 import { overrideHeaderList, transformForSend, TRANSFORM_BUSY_RETRY_MS, type Transformer } from '../transform/send.js';
 import { boundBody, type BoundedBody } from './bounded-body.js';
 import { untilDeadline } from './attempt-deadline.js';
+import { createDnsResolve, type Resolver } from './dns-resolve.js';
 import { errorCodeFor } from './error-codes.js';
 import type { PinnedDispatchers } from './pinned-dispatcher.js';
 
@@ -22,8 +22,6 @@ export const RESPONSE_SNIPPET_BYTES = 512;
 export const SENT_BODY_LOG_BYTES = 4096;
 // Read at most this much of a response so the connection can be reused; drop the rest.
 const DRAIN_LIMIT_BYTES = 64 * 1024;
-
-export type Resolver = (host: string) => Promise<Array<{ address: string; family: number }>>;
 
 export interface HttpSenderDeps {
   dispatchers: PinnedDispatchers;
@@ -39,7 +37,7 @@ export interface HttpSenderDeps {
 }
 
 // Exported for the API's save-time address check (issue 14.9): one resolver for both.
-export const defaultResolve: Resolver = (host) => dnsLookup(host, { all: true, verbatim: true });
+export const defaultResolve: Resolver = createDnsResolve();
 
 class DnsTimeout extends Error {}
 

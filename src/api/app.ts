@@ -23,7 +23,7 @@ import { SourceCache } from '../inbound/source-cache.js';
 import { transformationsRouter } from './routes/transformations.handlers.js';
 import { TransformSandbox, sandboxOptionsFrom } from '../transform/sandbox.js';
 import type { Transformer } from '../transform/send.js';
-import type { Resolver } from '../activities/http-sender.js';
+import type { Resolver } from '../activities/dns-resolve.js';
 import { docsRouter } from '../portal/docs.js';
 import { UsedLinks, portalLinksRouter } from '../portal/links-route.js';
 import { portalRouter } from '../portal/portal.js';

@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { defaultResolve, type Resolver } from '../activities/http-sender.js';
+import { defaultResolve } from '../activities/http-sender.js';
+import type { Resolver } from '../activities/dns-resolve.js';
 import { isForbiddenAddress, type Cidr } from '../policy/address.js';
 
 /**

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TestWorkflowEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities, type SendGate } from '../../src/activities/index.js';
-import type { Resolver } from '../../src/activities/http-sender.js';
+import type { Resolver } from '../../src/activities/dns-resolve.js';
 import { PinnedDispatchers } from '../../src/activities/pinned-dispatcher.js';
 import { parseCidrList } from '../../src/policy/address.js';
 import { resolvePolicy, type PolicyOverrides, type PresetName } from '../../src/policy/policy.js';

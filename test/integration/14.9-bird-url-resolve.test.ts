@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Resolver } from '../../src/activities/http-sender.js';
+import type { Resolver } from '../../src/activities/dns-resolve.js';
 import { createApp } from '../../src/api/app.js';
 import { newTenant, type TenantSession } from '../helpers/api.js';
 import { startDevWorker } from '../helpers/dev-worker.js';

@@ -1,6 +1,6 @@
 import type { Client } from '@temporalio/client';
 import type { Config } from '../../config.js';
-import type { Resolver } from '../../activities/http-sender.js';
+import type { Resolver } from '../../activities/dns-resolve.js';
 import * as core from '../../core/endpoints.js';
 import { parseCidrList } from '../../policy/address.js';
 import { urlCheckOptionsFor } from '../../own-ports.js';
