@@ -16,6 +16,7 @@ import { initialVerification } from '../shared/verification.js';
 import { validateTransformation } from '../transform/expression.js';
 import type { EndpointStore } from '../store/endpoints.js';
 import { refuse } from './refusal.js';
+import { startWithinCap } from './tenant-cap.js';
 
 export type AddressCheck = (
   url: URL,
@@ -138,19 +139,13 @@ export async function createEndpoint(
   };
   // Issue 13.6: every endpoint is a workflow and a fan-out target of each publish. Counted
   // after the cheap checks (it asks visibility), one create per tenant at a time.
-  await s.oneAtATime(tenantId, async () => {
-    if ((await store.endpointCount(tenantId)) >= s.maxEndpoints)
-      refuse(
-        'conflict',
-        'endpoint_limit_reached',
-        `At most ${s.maxEndpoints} endpoints per tenant`,
-        undefined,
-        {
-          maxEndpoints: s.maxEndpoints,
-        },
-      );
-    await store.start(input);
-  });
+  const cap = { oneAtATime: s.oneAtATime, max: s.maxEndpoints, noun: 'endpoint' };
+  await startWithinCap(
+    cap,
+    tenantId,
+    () => store.endpointCount(tenantId),
+    () => store.start(input),
+  );
   // Answered from what was just started, not read back with a query: a query waits for the
   // endpoint's first workflow task, and a create must not fail because deliveries are busy.
   const health = initialHealth();

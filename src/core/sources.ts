@@ -13,6 +13,7 @@ import type {
 import { generateSecret } from '../signing/standard-webhooks.js';
 import type { SourceChange, SourceStore } from '../store/sources.js';
 import { refuse } from './refusal.js';
+import { startWithinCap } from './tenant-cap.js';
 
 /** Largest body an ingest URL accepts (a source may set less): well under Temporal's 2 MB payload limit. */
 export const MAX_INGEST_BODY_BYTES = 512 * 1024;
@@ -125,31 +126,26 @@ export async function createSource(
   const sourceId = publicSourceId(ingestId);
   // As endpoints (issue 13.6): every source is a workflow with its own ingest allowance, so
   // a tenant's count is capped; one create per tenant at a time, so the count holds.
-  await limits.oneAtATime(tenantId, async () => {
-    if ((await store.sourceCount(tenantId)) >= limits.maxSources)
-      refuse(
-        'conflict',
-        'source_limit_reached',
-        `At most ${limits.maxSources} sources per tenant`,
-        undefined,
-        {
-          maxSources: limits.maxSources,
+  const cap = { oneAtATime: limits.oneAtATime, max: limits.maxSources, noun: 'source' };
+  await startWithinCap(
+    cap,
+    tenantId,
+    () => store.sourceCount(tenantId),
+    () =>
+      store.create({
+        sourceId,
+        ingestId,
+        tenantId,
+        config: {
+          name: req.name,
+          description: req.description,
+          verification: scheme,
+          maxBodyBytes: req.maxBodyBytes ?? MAX_INGEST_BODY_BYTES,
         },
-      );
-    await store.create({
-      sourceId,
-      ingestId,
-      tenantId,
-      config: {
-        name: req.name,
-        description: req.description,
-        verification: scheme,
-        maxBodyBytes: req.maxBodyBytes ?? MAX_INGEST_BODY_BYTES,
-      },
-      destinations: (req.destinations ?? []).map((d) => newDestination(d, now)),
-      createdAt: now,
-    });
-  });
+        destinations: (req.destinations ?? []).map((d) => newDestination(d, now)),
+        createdAt: now,
+      }),
+  );
   return { source: await ownedSource(store, tenantId, sourceId), ...(secret ? { secret } : {}) };
 }
 
