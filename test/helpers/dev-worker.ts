@@ -6,20 +6,20 @@ import { devServerClients, testConfig, workflowBundle } from './temporal.js';
 export async function startDevWorker(overrides: Record<string, string> = {}) {
   const t = await devServerClients();
   const config: Config = testConfig(overrides);
-  const { worker, close } = await createHeraldWorker({
+  const workers = await createHeraldWorker({
     connection: t.nativeConnection,
     config,
     client: t.client,
     workflowBundle: workflowBundle(),
   });
-  const running = worker.run();
+  const running = workers.run();
   return {
     ...t,
     config,
     async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
       await t.close();
     },
   };

@@ -149,17 +149,17 @@ describe('14.11 R-DT-REPLAY: 90 days of body and replay, then a clear refusal (t
       namespace: env.namespace ?? 'default',
       dataConverter: dataConverterFor(config),
     });
-    const { worker, close } = await createHeraldWorker({
+    const workers = await createHeraldWorker({
       connection: env.nativeConnection,
       config,
       client,
       workflowBundle: workflowBundle(),
     });
-    const running = worker.run();
+    const running = workers.run();
     stopWorker = async () => {
-      worker.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
     };
     // Issue 16: the delivery has closed at its round end, so the 90 days are the API's rule,
     // judged on the server's (skipped) clock, as a real API judges them on the real one.

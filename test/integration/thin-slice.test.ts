@@ -26,16 +26,16 @@ describe('thin slice on the dev server (foundation)', () => {
   beforeAll(async () => {
     [t, base] = await Promise.all([devServerClients(), receiver.start()]);
     config = testConfig();
-    const { worker, close } = await createHeraldWorker({
+    const workers = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       workflowBundle: workflowBundle(),
     });
-    const running = worker.run();
+    const running = workers.run();
     stopWorker = async () => {
-      worker.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
     };
   });
   afterAll(async () => {

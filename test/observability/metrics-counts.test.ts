@@ -55,19 +55,19 @@ describe('issue 20: Herald metrics count what happened', () => {
 
   async function worker(queueOverrides: Record<string, string>, bundle: { code: string }) {
     const config = testConfig(queueOverrides);
-    const { worker: w, close } = await createHeraldWorker({
+    const workers = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
       workflowBundle: bundle,
     });
-    const running = w.run();
+    const running = workers.run();
     stops.push(async () => {
-      if (w.getState() === 'RUNNING') w.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
     });
-    return { config, worker: w };
+    return { config, worker: workers.worker };
   }
 
   beforeAll(async () => {

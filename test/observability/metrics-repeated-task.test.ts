@@ -58,18 +58,18 @@ describe('issue 20: a workflow task run again counts nothing twice', () => {
     ]);
     receiver.respondWith((_r, _i, res) => res.writeHead(500).end('no'));
     const config = testConfig();
-    const { worker, close } = await createHeraldWorker({
+    const workers = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
       workflowBundle: { code },
       workerOptions: { sinks: slowFirstDeadLetter(metricsSinks(metrics)) },
     });
-    const running = worker.run();
+    const running = workers.run();
     stop = async () => {
-      worker.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
     };
     tenant = await newTenant(createApp({ client: t.client, config }));
   }, 120_000);

@@ -28,16 +28,16 @@ describe('issue 20: one trace from POST /v1/events to each HTTP attempt', () => 
     [t, base] = await Promise.all([devServerClients(), receiver.start()]);
     const config = testConfig();
     // No prebuilt bundle: the worker bundles the workflows with the tracing interceptors.
-    const { worker, close } = await createHeraldWorker({
+    const workers = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
     });
-    const running = worker.run();
+    const running = workers.run();
     stop = async () => {
-      worker.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
     };
     const app = createApp({ client: tracedClient(t.client, config), config });
     tenant = await newTenant(app);

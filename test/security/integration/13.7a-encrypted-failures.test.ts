@@ -31,7 +31,7 @@ describe('13.7a failure messages and stack traces are encrypted in history (§4 
     config = testConfig();
     // Herald's own sendAttempt activity fails: its gate (a real dependency the activity
     // consults before sending) throws, as any bug inside the worker would.
-    const { worker, close } = await createHeraldWorker({
+    const workers = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
@@ -42,11 +42,11 @@ describe('13.7a failure messages and stack traces are encrypted in history (§4 
         },
       },
     });
-    const running = worker.run();
+    const running = workers.run();
     stopWorker = async () => {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      workers.shutdown();
       await running;
-      await close();
+      await workers.close();
     };
   });
   afterAll(async () => {
