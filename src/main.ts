@@ -32,6 +32,7 @@ import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log as logger } from './observability/log.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { watchWorkerForStall } from './observability/stall-watchdog.js';
+import { stopOnSdkWedge } from './observability/sdk-wedge.js';
 
 const log = (msg: string) => logger.notice(msg);
 
@@ -144,12 +145,14 @@ async function main() {
   const stalls = workers.workers.flatMap(
     (w) => watchWorkerForStall(config, w, workerConnection, (reason) => void stop(reason)) ?? [],
   );
+  const wedge = stopOnSdkWedge((reason) => void stop(reason));
   const observability = await openObservabilityListener(
     config,
     [
       temporalReachable(workerConnection),
       ...workers.workers.map(workerPolling),
       ...stalls.map((s) => s.readiness),
+      wedge.readiness,
     ],
     { sdkMetrics: true },
   );
@@ -183,6 +186,7 @@ async function main() {
 
   await workers.run();
   for (const s of stalls) s.stop();
+  wedge.stop();
   await workers.close();
   await workerConnection.close();
   await clientConnection.close();

@@ -25,6 +25,7 @@ import { configureObservability, openObservabilityListener } from './observabili
 import { temporalReachable, workerPolling } from './observability/readiness.js';
 import { errorFields, log } from './observability/log.js';
 import { watchWorkerForStall } from './observability/stall-watchdog.js';
+import { stopOnSdkWedge } from './observability/sdk-wedge.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { inlineSlotsFor } from './activities/inline-slots.js';
 import { SendShare, shareLimit } from './policy/flow-share.js';
@@ -196,9 +197,15 @@ async function main() {
   const stalls = workers.workers.flatMap(
     (w) => watchWorkerForStall(config, w, connection, workers.shutdown) ?? [],
   );
+  const wedge = stopOnSdkWedge(workers.shutdown);
   const listener = await openObservabilityListener(
     config,
-    [temporalReachable(connection), ...workers.workers.map(workerPolling), ...stalls.map((s) => s.readiness)],
+    [
+      temporalReachable(connection),
+      ...workers.workers.map(workerPolling),
+      ...stalls.map((s) => s.readiness),
+      wedge.readiness,
+    ],
     { sdkMetrics: true },
   );
   const stackTraces = workflowStackTracesNote(config);
@@ -206,6 +213,7 @@ async function main() {
   log.notice(`worker polling task queues ${workers.workers.map((w) => w.options.taskQueue).join(' and ')}`);
   await workers.run();
   for (const s of stalls) s.stop();
+  wedge.stop();
   await listener?.close();
   await workers.close();
   await connection.close();

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { sdkMetricsPort } from '../own-ports.js';
 import { portFree } from '../port-free.js';
 import { errorFields, write, type LogFields, type LogLevel } from './log.js';
+import { noteSdkError } from './sdk-wedge.js';
 
 const LEVELS: Record<SdkLogLevel, LogLevel> = {
   TRACE: 'debug',
@@ -40,6 +41,7 @@ export function sdkLogger(): SdkLogger {
     if (meta?.failure !== undefined)
       fields.failure = typeof meta.failure === 'string' ? meta.failure : 'failure';
     write(LEVELS[level] ?? 'info', message, fields);
+    if (level === 'ERROR') noteSdkError(message);
   };
   return {
     log,
