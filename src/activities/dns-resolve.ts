@@ -45,8 +45,8 @@ export function createDnsResolve(opts: DnsResolveOptions = {}): Resolver {
     ];
     if (found.length > 0) return found;
     const failures = [v4, v6].filter((r): r is PromiseRejectedResult => r.status === 'rejected');
-    const notInDns = failures.every((r) => NOT_IN_DNS.has((r.reason as { code?: string }).code ?? ''));
-    if (notInDns) return (opts.fallback ?? systemLookup)(name);
-    throw failures.find((r) => !NOT_IN_DNS.has((r.reason as { code?: string }).code ?? ''))!.reason;
+    const other = failures.find((r) => !NOT_IN_DNS.has((r.reason as { code?: string }).code ?? ''));
+    if (other) throw other.reason;
+    return (opts.fallback ?? systemLookup)(name);
   };
 }

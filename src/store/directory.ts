@@ -81,10 +81,6 @@ export class Directory {
     this.endpointLists.delete(tenantId);
   }
 
-  private recentlyCreated(tenantId: string): string[] {
-    return this.created.ids(tenantId);
-  }
-
   /**
    * The tenant's active keys; none for a tenant that does not exist. Rejects when Temporal
    * cannot tell (unreachable, timed out): the caller must not take that for "no keys".
@@ -136,7 +132,7 @@ export class Directory {
       const ids: string[] = [];
       const query = liveEndpointsQuery(tenantId);
       for await (const wf of this.client.workflow.list({ query })) ids.push(wf.workflowId);
-      for (const id of this.recentlyCreated(tenantId)) if (!ids.includes(id)) ids.push(id);
+      for (const id of this.created.ids(tenantId)) if (!ids.includes(id)) ids.push(id);
       // Unlike a single lookup, a list must not drop an endpoint whose query failed for a
       // passing reason (a busy worker): publishing would silently skip it. Only an endpoint
       // that is gone is left out; one that answered recently stands on its last answer;
@@ -177,7 +173,7 @@ export class Directory {
    * just created (not yet visible); no endpoint is queried.
    */
   async endpointCount(tenantId: string): Promise<number> {
-    const ids = new Set(this.recentlyCreated(tenantId));
+    const ids = new Set(this.created.ids(tenantId));
     const query = liveEndpointsQuery(tenantId);
     for await (const wf of this.client.workflow.list({ query })) ids.add(wf.workflowId);
     return ids.size;
