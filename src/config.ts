@@ -121,10 +121,6 @@ export const configSchema = z.object({
   // 300 rather than 500: 69 MB less RSS with 3,000 asleep and no measurable CPU cost
   // (BENCHMARKS.md, session 4), which brings a 50,000-delivery backlog under 600 MB.
   HERALD_WORKER_MAX_CACHED_WORKFLOWS: z.coerce.number().int().min(0).default(300),
-  // The entity worker's cache (endpoints, tenants, sources: src/shared/task-queues.ts), apart
-  // from the deliveries' so that they never wait for a slot behind sleeping deliveries. Only
-  // entities that got a signal, update or query lately are in it.
-  HERALD_WORKER_MAX_CACHED_ENTITIES: z.coerce.number().int().min(1).default(200),
   // A workflow bundle built beforehand (`node --import tsx src/workflow-bundle.ts <file>`, as the
   // image and `npm run stack` do), so a starting worker skips seconds of webpack. It must be
   // built from the same sources as the worker's activities.

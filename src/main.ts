@@ -123,7 +123,11 @@ async function main() {
     await registerMissingSearchAttributes(clientConnection, config.TEMPORAL_NAMESPACE, { log });
   }
   const workerConnection = await NativeConnection.connect({ address });
-  const workers = await createHeraldWorker({ connection: workerConnection, config, client });
+  const { worker, close: closeActivities } = await createHeraldWorker({
+    connection: workerConnection,
+    config,
+    client,
+  });
   // The API publishes on the worker's own connection: deliveries then start eagerly, their
   // first workflow task handed straight to this worker (see BENCHMARKS.md).
   const apiClient = new Client({
@@ -142,23 +146,21 @@ async function main() {
     log(`operator key for /v1/admin: export HERALD_OPERATOR_KEY=$(cat ${resolve(operatorKeyFile)})`);
   // Issue 20: one /metrics, /healthz, /readyz listener for the worker and the API.
   // A worker that stopped polling for good (an SDK fault) stops Herald, for a fresh start.
-  const stalls = workers.workers.flatMap(
-    (w) => watchWorkerForStall(config, w, workerConnection, (reason) => void stop(reason)) ?? [],
-  );
+  const stall = watchWorkerForStall(config, worker, workerConnection, (reason) => void stop(reason));
   const wedge = stopOnSdkWedge((reason) => void stop(reason));
   const observability = await openObservabilityListener(
     config,
     [
       temporalReachable(workerConnection),
-      ...workers.workers.map(workerPolling),
-      ...stalls.map((s) => s.readiness),
+      workerPolling(worker),
+      ...(stall ? [stall.readiness] : []),
       wedge.readiness,
     ],
     { sdkMetrics: true },
   );
   const stackTraces = workflowStackTracesNote(config);
   if (stackTraces) logger[stackTraces.level](stackTraces.message);
-  log(`worker polling task queues ${workers.workers.map((w) => `"${w.options.taskQueue}"`).join(' and ')}`);
+  log(`worker polling task queue "${worker.options.taskQueue}"`);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -169,7 +171,7 @@ async function main() {
     await codecServer?.close();
     await observability?.close();
     // The SDK also reacts to SIGINT/SIGTERM itself; only ask once.
-    workers.shutdown();
+    if (worker.getState() === 'RUNNING') worker.shutdown();
   };
   // A worker whose server died polls nothing while looking alive (issue 14.3): Herald
   // without its embedded server stops, with a non-zero code, and says where the log is.
@@ -184,10 +186,10 @@ async function main() {
   process.on('SIGINT', () => void stop('SIGINT'));
   process.on('SIGTERM', () => void stop('SIGTERM'));
 
-  await workers.run();
-  for (const s of stalls) s.stop();
+  await worker.run();
+  stall?.stop();
   wedge.stop();
-  await workers.close();
+  await closeActivities();
   await workerConnection.close();
   await clientConnection.close();
   await devServer?.stop();

@@ -2,17 +2,14 @@ import type { Config } from './config.js';
 import type { PublishSettings } from './core/publish-event.js';
 import { createPolicyResolver, type PolicyResolver } from './deliveries/policy-resolver.js';
 import { urlCheckOptionsFor } from './own-ports.js';
-import { entityTaskQueue } from './shared/task-queues.js';
 
 /**
  * The environment as the use cases read it: each takes its own part, typed, instead of the
  * flat HERALD_* record. Built once per Config (the policy resolver with it).
  */
 export interface Settings {
-  /** HERALD_TASK_QUEUE: where deliveries, events and forwards are started. */
+  /** HERALD_TASK_QUEUE: where every Herald workflow is started. */
   taskQueue: string;
-  /** Beside it: where endpoints, tenants and sources are started (src/shared/task-queues.ts). */
-  entityTaskQueue: string;
   resolvePolicy: PolicyResolver;
   publish: PublishSettings;
 }
@@ -25,7 +22,6 @@ export function settingsFrom(config: Config): Settings {
     const resolvePolicy = createPolicyResolver(config);
     s = {
       taskQueue: config.HERALD_TASK_QUEUE,
-      entityTaskQueue: entityTaskQueue(config.HERALD_TASK_QUEUE),
       resolvePolicy,
       publish: {
         maxTargets: config.HERALD_MAX_TARGETS_PER_PUBLISH,

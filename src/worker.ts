@@ -7,7 +7,6 @@ import { PinnedDispatchers } from './activities/pinned-dispatcher.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { assertOwnPortsApart } from './own-ports.js';
 import { settingsFrom } from './settings.js';
-import { entityTaskQueue } from './shared/task-queues.js';
 import { assertHistoryEncrypted, dataConverterFor } from './temporal/data-converter.js';
 import { connectClient } from './temporal/connect.js';
 import { createHttpSender } from './activities/http-sender.js';
@@ -105,7 +104,7 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     flowGate: opts.client ? createFlowGate(opts.client) : undefined,
     ...opts.deps,
   });
-  const base: WorkerOptions = {
+  const worker = await Worker.create({
     connection: opts.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     taskQueue: settingsFrom(config).taskQueue,
@@ -114,19 +113,6 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
       : { workflowsPath: WORKFLOWS_PATH, bundlerOptions: { preloadModules: WORKFLOW_PRELOAD_MODULES } }),
     activities,
     dataConverter: dataConverterFor(config),
-    // Issue 20: with the metrics listener off nobody reads the workflows' metrics, so they are
-    // not recorded either (the A/B of BENCHMARKS.md). A prebuilt bundle decides for itself.
-    ...(workflowBundle || !config.HERALD_METRICS_PORT
-      ? {}
-      : { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
-    ...(workflowBundle || config.HERALD_METRICS_PORT ? { sinks: metricsSinks(opts.metrics) } : {}),
-    // Issue 20: traces only with OTEL_EXPORTER_OTLP_ENDPOINT set.
-    plugins: workerTracingPlugins(),
-  };
-  // Deliveries, events and forwards. It also serves endpoints, tenants and sources started
-  // here before the entity queue existed, until each rolls over onto it.
-  const worker = await Worker.create({
-    ...base,
     maxCachedWorkflows: config.HERALD_WORKER_MAX_CACHED_WORKFLOWS,
     maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
     // Sends wait on receivers, not on this CPU: many can be in flight at once.
@@ -135,36 +121,18 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     // waiters are fewer than the workflow-task slots, so a slot per workflow-task slot means
     // no inline attempt waits for a local-activity slot while holding its task.
     maxConcurrentLocalActivityExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    // Issue 20: with the metrics listener off nobody reads the workflows' metrics, so they are
+    // not recorded either (the A/B of BENCHMARKS.md). A prebuilt bundle decides for itself.
+    ...(workflowBundle || !config.HERALD_METRICS_PORT
+      ? {}
+      : { interceptors: { workflowModules: WORKFLOW_INTERCEPTOR_MODULES } }),
+    ...(workflowBundle || config.HERALD_METRICS_PORT ? { sinks: metricsSinks(opts.metrics) } : {}),
+    // Issue 20: traces only with OTEL_EXPORTER_OTLP_ENDPOINT set.
+    plugins: workerTracingPlugins(),
     ...opts.workerOptions,
   });
-  // Endpoints, tenants and sources, with a cache of their own (src/shared/task-queues.ts).
-  // Their tasks are short (no local activity), and their activities are notices, drains,
-  // wake-ups and test sends.
-  const entityWorker = await Worker.create({
-    ...base,
-    taskQueue: settingsFrom(config).entityTaskQueue,
-    maxCachedWorkflows: config.HERALD_WORKER_MAX_CACHED_ENTITIES,
-    maxConcurrentWorkflowTaskExecutions: ENTITY_WORKFLOW_TASK_SLOTS,
-    maxConcurrentActivityTaskExecutions: ENTITY_ACTIVITY_SLOTS,
-    ...opts.workerOptions,
-    ...(opts.workerOptions?.taskQueue ? { taskQueue: entityTaskQueue(opts.workerOptions.taskQueue) } : {}),
-  });
-  const workers = [worker, entityWorker];
-  const shutdown = () => {
-    for (const w of workers) if (w.getState() === 'RUNNING') w.shutdown();
-  };
   return {
     worker,
-    entityWorker,
-    workers,
-    /** Runs both until both have stopped; one that stops (an SDK fault) stops the other. */
-    run: async () => {
-      const ends = await Promise.allSettled(workers.map((w) => w.run().finally(shutdown)));
-      const failed = ends.find((e): e is PromiseRejectedResult => e.status === 'rejected');
-      if (failed) throw failed.reason;
-    },
-    /** Asks both to stop; their `run` then resolves once their tasks are done. */
-    shutdown,
     close: async () => {
       mailer?.close();
       await transforms.close();
@@ -172,12 +140,6 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     },
   };
 }
-
-/** Entity workflow tasks are short; a few slots keep up with many endpoints' signals. */
-const ENTITY_WORKFLOW_TASK_SLOTS = 10;
-const ENTITY_ACTIVITY_SLOTS = 50;
-
-export type HeraldWorker = Awaited<ReturnType<typeof createHeraldWorker>>;
 
 async function main() {
   const config = loadConfig();
@@ -193,29 +155,28 @@ async function main() {
     config.TEMPORAL_NAMESPACE,
     dataConverterFor(config),
   );
-  const workers = await createHeraldWorker({ connection, config, client });
-  const stalls = workers.workers.flatMap(
-    (w) => watchWorkerForStall(config, w, connection, workers.shutdown) ?? [],
-  );
-  const wedge = stopOnSdkWedge(workers.shutdown);
+  const { worker, close } = await createHeraldWorker({ connection, config, client });
+  const stall = watchWorkerForStall(config, worker, connection, () => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+  });
+  const wedge = stopOnSdkWedge(() => {
+    if (worker.getState() === 'RUNNING') worker.shutdown();
+  });
   const listener = await openObservabilityListener(
     config,
-    [
-      temporalReachable(connection),
-      ...workers.workers.map(workerPolling),
-      ...stalls.map((s) => s.readiness),
-      wedge.readiness,
-    ],
-    { sdkMetrics: true },
+    [temporalReachable(connection), workerPolling(worker), ...(stall ? [stall.readiness] : []), wedge.readiness],
+    {
+      sdkMetrics: true,
+    },
   );
   const stackTraces = workflowStackTracesNote(config);
   if (stackTraces) log[stackTraces.level](stackTraces.message);
-  log.notice(`worker polling task queues ${workers.workers.map((w) => w.options.taskQueue).join(' and ')}`);
-  await workers.run();
-  for (const s of stalls) s.stop();
+  log.notice(`worker polling task queue ${worker.options.taskQueue}`);
+  await worker.run();
+  stall?.stop();
   wedge.stop();
   await listener?.close();
-  await workers.close();
+  await close();
   await connection.close();
 }
 

@@ -4,17 +4,13 @@ import { ENDPOINT_WORKFLOW } from '../shared/names.js';
 import { initialHealth } from '../health/engine.js';
 import { HEALTH_MEMO_KEY } from '../shared/health-memo.js';
 import { SNAPSHOT_MEMO_KEY } from '../shared/snapshot-memo.js';
-import { entityTaskQueue } from '../shared/task-queues.js';
 import { SA_ENDPOINT, SA_ENDPOINT_STATUS, SA_PRESET, SA_TENANT } from '../shared/search-attributes.js';
 
-/**
- * Starts the endpoint's entity workflow, on the entity queue beside Herald's `taskQueue`;
- * its workflow id is the endpoint id.
- */
+/** Starts the endpoint's entity workflow; its workflow id is the endpoint id. */
 export async function startEndpoint(client: Client, taskQueue: string, input: EndpointInput) {
   return client.workflow.start(ENDPOINT_WORKFLOW, {
     workflowId: input.endpointId,
-    taskQueue: entityTaskQueue(taskQueue),
+    taskQueue,
     args: [input],
     // Issue 16: the health deliveries read by describe, and the first snapshot revision,
     // there from the start (no command).

@@ -2,7 +2,6 @@ import type { Client } from '@temporalio/client';
 import { SOURCE_ID } from '../inbound/forwards.js';
 import { HASHED_SOURCE_STATUS, type SourceCache } from '../inbound/source-cache.js';
 import { SOURCE_WORKFLOW } from '../shared/names.js';
-import { entityTaskQueue } from '../shared/task-queues.js';
 import { SA_STATUS, SA_TENANT } from '../shared/search-attributes.js';
 import {
   DESTINATION_NOT_FOUND,
@@ -115,7 +114,7 @@ export function temporalSourceStore(deps: {
       created.remember(input.tenantId, input.sourceId);
       await client.workflow.start(SOURCE_WORKFLOW, {
         workflowId: input.sourceId,
-        taskQueue: entityTaskQueue(taskQueue),
+        taskQueue,
         args: [input],
         workflowIdReusePolicy: 'REJECT_DUPLICATE',
         typedSearchAttributes: [

@@ -1,6 +1,7 @@
 import {
   CancellationScope,
   condition,
+  continueAsNew,
   getExternalWorkflowHandle,
   isCancellation,
   log,
@@ -12,7 +13,6 @@ import {
   workflowInfo,
   allHandlersFinished,
 } from '@temporalio/workflow';
-import { continueOnEntityQueue } from './continue-on-entity-queue.js';
 import type { Activities } from '../activities/index.js';
 import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
@@ -547,7 +547,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
       // Handlers ran while this run waited (a pause, a disable, an outcome): their effects
       // go with the state they changed, or a notice or a kill_pending would be lost.
       const pending = effects.splice(0);
-      await continueOnEntityQueue<typeof endpointWorkflow>({
+      await continueAsNew<typeof endpointWorkflow>({
         ...input,
         config,
         secrets,

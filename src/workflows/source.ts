@@ -2,10 +2,10 @@ import {
   ApplicationFailure,
   allHandlersFinished,
   condition,
+  continueAsNew,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
-import { continueOnEntityQueue } from './continue-on-entity-queue.js';
 import {
   DESTINATION_NOT_FOUND,
   MAX_DESTINATIONS,
@@ -167,5 +167,5 @@ export async function sourceWorkflow(input: SourceInput): Promise<SourceView> {
   await condition(allHandlersFinished);
   // A deleted source ends; its final view answers queries (the ingest URL then says 404).
   if (deleted) return view();
-  return continueOnEntityQueue<typeof sourceWorkflow>({ ...input, config, destinations, carried: { deleted } });
+  return continueAsNew<typeof sourceWorkflow>({ ...input, config, destinations, carried: { deleted } });
 }

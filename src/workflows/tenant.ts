@@ -1,13 +1,13 @@
 import {
   allHandlersFinished,
   condition,
+  continueAsNew,
   patched,
   proxyActivities,
   setHandler,
   upsertMemo,
   workflowInfo,
 } from '@temporalio/workflow';
-import { continueOnEntityQueue } from './continue-on-entity-queue.js';
 import type { Activities } from '../activities/index.js';
 import {
   REPLAY_REQUESTS_PER_MINUTE,
@@ -146,7 +146,7 @@ export async function tenantWorkflow(input: TenantInput): Promise<void> {
     }
     if (mustRollOver() && !wakePending) {
       await condition(allHandlersFinished);
-      await continueOnEntityQueue<typeof tenantWorkflow>({ ...input, carried: s });
+      await continueAsNew<typeof tenantWorkflow>({ ...input, carried: s });
     }
   }
 }

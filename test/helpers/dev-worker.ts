@@ -6,20 +6,20 @@ import { devServerClients, testConfig, workflowBundle } from './temporal.js';
 export async function startDevWorker(overrides: Record<string, string> = {}) {
   const t = await devServerClients();
   const config: Config = testConfig(overrides);
-  const workers = await createHeraldWorker({
+  const { worker, close } = await createHeraldWorker({
     connection: t.nativeConnection,
     config,
     client: t.client,
     workflowBundle: workflowBundle(),
   });
-  const running = workers.run();
+  const running = worker.run();
   return {
     ...t,
     config,
     async stop() {
-      workers.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      await workers.close();
+      await close();
       await t.close();
     },
   };

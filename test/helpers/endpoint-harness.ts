@@ -15,7 +15,6 @@ import { deliveryStateQuery } from '../../src/shared/messages.js';
 import { DELIVERY_WORKFLOW } from '../../src/shared/names.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
 import { startEndpoint } from '../../src/endpoints/start-endpoint.js';
-import { entityTaskQueue } from '../../src/shared/task-queues.js';
 import { Receiver, type Responder } from './receiver.js';
 import { TestSmtpServer } from './smtp.js';
 import { timeSkippingEnv, workflowBundle } from './temporal.js';
@@ -32,8 +31,8 @@ export class EndpointHarness {
   readonly smtp = new TestSmtpServer();
   baseUrl = '';
   readonly taskQueue = `ep-${Math.random().toString(36).slice(2, 8)}`;
-  private workers: Worker[] = [];
-  private running?: Promise<unknown>;
+  private worker?: Worker;
+  private running?: Promise<void>;
   private readonly dispatchers = new PinnedDispatchers();
   private closeMailer?: () => void;
 
@@ -49,34 +48,24 @@ export class EndpointHarness {
       allowHttpHosts: ['127.0.0.1'],
       now: () => new Date(),
     };
-    const mailer = createSmtpMailer({
-      host: smtp.host,
-      port: smtp.port,
-      from: 'Herald <herald@herald.test>',
-    });
+    const mailer = createSmtpMailer({ host: smtp.host, port: smtp.port, from: 'Herald <herald@herald.test>' });
     h.closeMailer = () => mailer.close();
-    const activities = createActivities({
-      ...httpDeps,
-      client: h.env.client,
-      endpointCacheTtlMs: 0,
-      notifier: createNotifier({
-        mailer,
-        sendWebhook: createWebhookSenderFromHttpSender(createHttpSender(httpDeps)),
-        now: httpDeps.now,
+    h.worker = await Worker.create({
+      connection: h.env.nativeConnection,
+      taskQueue: h.taskQueue,
+      workflowBundle: workflowBundle(),
+      activities: createActivities({
+        ...httpDeps,
+        client: h.env.client,
+        endpointCacheTtlMs: 0,
+        notifier: createNotifier({
+          mailer,
+          sendWebhook: createWebhookSenderFromHttpSender(createHttpSender(httpDeps)),
+          now: httpDeps.now,
+        }),
       }),
     });
-    // As Herald runs them: deliveries on the harness's queue, the endpoints on the entity queue beside it.
-    h.workers = await Promise.all(
-      [h.taskQueue, entityTaskQueue(h.taskQueue)].map((taskQueue) =>
-        Worker.create({
-          connection: h.env.nativeConnection,
-          taskQueue,
-          workflowBundle: workflowBundle(),
-          activities,
-        }),
-      ),
-    );
-    h.running = Promise.all(h.workers.map((w) => w.run()));
+    h.running = h.worker.run();
     return h;
   }
 
@@ -101,11 +90,7 @@ export class EndpointHarness {
   }
 
   /** Starts one delivery bound to the endpoint (no target: it reads the endpoint at send time). */
-  async publish(
-    endpointId: string,
-    preset: PresetName,
-    overrides?: PolicyOverrides,
-  ): Promise<WorkflowHandle> {
+  async publish(endpointId: string, preset: PresetName, overrides?: PolicyOverrides): Promise<WorkflowHandle> {
     const n = ++seq;
     const createdAt = new Date(await this.env.currentTimeMs()).toISOString();
     const input: DeliveryInput = {
@@ -150,7 +135,7 @@ export class EndpointHarness {
   }
 
   async close(): Promise<void> {
-    for (const w of this.workers) w.shutdown();
+    this.worker?.shutdown();
     await this.running?.catch(() => undefined);
     this.closeMailer?.();
     await this.dispatchers.close();

@@ -149,17 +149,17 @@ describe('14.11 R-DT-REPLAY: 90 days of body and replay, then a clear refusal (t
       namespace: env.namespace ?? 'default',
       dataConverter: dataConverterFor(config),
     });
-    const workers = await createHeraldWorker({
+    const { worker, close } = await createHeraldWorker({
       connection: env.nativeConnection,
       config,
       client,
       workflowBundle: workflowBundle(),
     });
-    const running = workers.run();
+    const running = worker.run();
     stopWorker = async () => {
-      workers.shutdown();
+      worker.shutdown();
       await running;
-      await workers.close();
+      await close();
     };
     // Issue 16: the delivery has closed at its round end, so the 90 days are the API's rule,
     // judged on the server's (skipped) clock, as a real API judges them on the real one.

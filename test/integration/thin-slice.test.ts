@@ -26,16 +26,16 @@ describe('thin slice on the dev server (foundation)', () => {
   beforeAll(async () => {
     [t, base] = await Promise.all([devServerClients(), receiver.start()]);
     config = testConfig();
-    const workers = await createHeraldWorker({
+    const { worker, close } = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       workflowBundle: workflowBundle(),
     });
-    const running = workers.run();
+    const running = worker.run();
     stopWorker = async () => {
-      workers.shutdown();
+      worker.shutdown();
       await running;
-      await workers.close();
+      await close();
     };
   });
   afterAll(async () => {

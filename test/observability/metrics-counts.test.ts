@@ -55,19 +55,19 @@ describe('issue 20: Herald metrics count what happened', () => {
 
   async function worker(queueOverrides: Record<string, string>, bundle: { code: string }) {
     const config = testConfig(queueOverrides);
-    const workers = await createHeraldWorker({
+    const { worker: w, close } = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
       workflowBundle: bundle,
     });
-    const running = workers.run();
+    const running = w.run();
     stops.push(async () => {
-      workers.shutdown();
+      if (w.getState() === 'RUNNING') w.shutdown();
       await running;
-      await workers.close();
+      await close();
     });
-    return { config, worker: workers.worker };
+    return { config, worker: w };
   }
 
   beforeAll(async () => {

@@ -58,18 +58,18 @@ describe('issue 20: a workflow task run again counts nothing twice', () => {
     ]);
     receiver.respondWith((_r, _i, res) => res.writeHead(500).end('no'));
     const config = testConfig();
-    const workers = await createHeraldWorker({
+    const { worker, close } = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
       workflowBundle: { code },
       workerOptions: { sinks: slowFirstDeadLetter(metricsSinks(metrics)) },
     });
-    const running = workers.run();
+    const running = worker.run();
     stop = async () => {
-      workers.shutdown();
+      worker.shutdown();
       await running;
-      await workers.close();
+      await close();
     };
     tenant = await newTenant(createApp({ client: t.client, config }));
   }, 120_000);

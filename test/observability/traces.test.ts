@@ -28,16 +28,16 @@ describe('issue 20: one trace from POST /v1/events to each HTTP attempt', () => 
     [t, base] = await Promise.all([devServerClients(), receiver.start()]);
     const config = testConfig();
     // No prebuilt bundle: the worker bundles the workflows with the tracing interceptors.
-    const workers = await createHeraldWorker({
+    const { worker, close } = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
     });
-    const running = workers.run();
+    const running = worker.run();
     stop = async () => {
-      workers.shutdown();
+      worker.shutdown();
       await running;
-      await workers.close();
+      await close();
     };
     const app = createApp({ client: tracedClient(t.client, config), config });
     tenant = await newTenant(app);

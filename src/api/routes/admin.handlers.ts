@@ -55,7 +55,7 @@ export function adminRouter({ client, config, directory }: AdminDeps) {
     };
     const handle = await client.workflow.start(TENANT_WORKFLOW, {
       workflowId: tenantId,
-      taskQueue: settingsFrom(config).entityTaskQueue,
+      taskQueue: settingsFrom(config).taskQueue,
       args: [input],
       // Issue 16: the first view revision, there from the start (no command).
       memo: { [SNAPSHOT_MEMO_KEY]: 0 },

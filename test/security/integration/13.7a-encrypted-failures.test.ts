@@ -31,7 +31,7 @@ describe('13.7a failure messages and stack traces are encrypted in history (§4 
     config = testConfig();
     // Herald's own sendAttempt activity fails: its gate (a real dependency the activity
     // consults before sending) throws, as any bug inside the worker would.
-    const workers = await createHeraldWorker({
+    const { worker, close } = await createHeraldWorker({
       connection: t.nativeConnection,
       config,
       client: t.client,
@@ -42,11 +42,11 @@ describe('13.7a failure messages and stack traces are encrypted in history (§4 
         },
       },
     });
-    const running = workers.run();
+    const running = worker.run();
     stopWorker = async () => {
-      workers.shutdown();
+      if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
-      await workers.close();
+      await close();
     };
   });
   afterAll(async () => {
