@@ -156,12 +156,11 @@ async function main() {
     dataConverterFor(config),
   );
   const { worker, close } = await createHeraldWorker({ connection, config, client });
-  const stall = watchWorkerForStall(config, worker, connection, () => {
+  const shutdown = () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
-  });
-  const wedge = stopOnSdkWedge(() => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-  });
+  };
+  const stall = watchWorkerForStall(config, worker, connection, shutdown);
+  const wedge = stopOnSdkWedge(shutdown);
   const listener = await openObservabilityListener(
     config,
     [temporalReachable(connection), workerPolling(worker), ...(stall ? [stall.readiness] : []), wedge.readiness],

@@ -5,17 +5,18 @@
 // shows it: the worker polls and its slots move. So that line stops the process, as a stall
 // does, for its supervisor to start a fresh worker (the run's tasks wait in Temporal).
 import { log } from './log.js';
+import { stopProcess } from './stall-watchdog.js';
 import type { ReadinessCheck } from './server.js';
 
 export const SDK_WEDGE_MESSAGE = 'Extra buffered run should not have produced an activation';
 
-type Listener = (message: string) => void;
+type Listener = () => void;
 const listeners = new Set<Listener>();
 
 /** Called by the SDK logger with each line the SDK logs at ERROR. */
 export function noteSdkError(message: string): void {
   if (!message.includes(SDK_WEDGE_MESSAGE)) return;
-  for (const l of listeners) l(message);
+  for (const l of listeners) l();
 }
 
 export interface SdkWedgeWatch {
@@ -44,16 +45,13 @@ export function watchForSdkWedge(onWedge: () => void): SdkWedgeWatch {
 
 /**
  * The watch as the worker and `npm start` run it: a dropped activation is logged, /readyz
- * answers `worker_wedged`, and `stop` is asked to end the process with code 1 (forced after
- * 15 s: the wedged run may hold up the worker's shutdown).
+ * answers `worker_wedged`, and the process ends with code 1 (stopProcess).
  */
 export function stopOnSdkWedge(stop: (reason: string) => void): SdkWedgeWatch {
   return watchForSdkWedge(() => {
     log.error(
       'the SDK dropped a workflow activation: that run takes no task until the worker restarts; stopping, so that a fresh worker takes its tasks',
     );
-    process.exitCode = 1;
-    stop('SDK wedge');
-    setTimeout(() => process.exit(1), 15_000).unref();
+    stopProcess(stop, 'SDK wedge');
   });
 }

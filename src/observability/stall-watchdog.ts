@@ -109,9 +109,17 @@ export function watchWorkerForStall(
         'the worker holds every workflow-task slot idle and polls no workflow tasks: stopping, so that a fresh worker takes its tasks',
         { idleForMs: report.idleForMs, lastPollAt: report.lastPollAt ?? 'none', ...report.sample },
       );
-      process.exitCode = 1;
-      stop('worker stalled');
-      setTimeout(() => process.exit(1), 15_000).unref();
+      stopProcess(stop, 'worker stalled');
     },
   });
+}
+
+/**
+ * Asks `stop` to end the process with code 1, and ends it after 15 s if it has not: shutting
+ * down a stalled or wedged worker may wait on the very tasks it holds.
+ */
+export function stopProcess(stop: (reason: string) => void, reason: string): void {
+  process.exitCode = 1;
+  stop(reason);
+  setTimeout(() => process.exit(1), 15_000).unref();
 }
