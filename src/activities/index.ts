@@ -1,3 +1,4 @@
+import { Context } from '@temporalio/activity';
 import type { Client } from '@temporalio/client';
 import { sendDecision } from '../health/engine.js';
 import { successNeedsReadAfter } from '../health/reporting.js';
@@ -15,6 +16,7 @@ import { verificationGate } from '../shared/verification.js';
 import { wakeSignal } from '../shared/messages.js';
 import type { SendShare } from '../policy/flow-share.js';
 import type { InlineSlots } from './inline-slots.js';
+import { DroppedInlineSends, inlineSendKey } from './dropped-inline-sends.js';
 
 /**
  * Decides, before anything is sent, whether this attempt must wait instead (for example
@@ -38,6 +40,8 @@ export interface ActivityDeps extends HttpSenderDeps {
   flowGate?: FlowGate;
   /** Issue 16: how many inline first attempts may run at once here (they hold workflow-task slots). */
   inlineSlots?: InlineSlots;
+  /** Issue 16, R-CRASH: inline sends whose run the worker's cache dropped while they ran. */
+  droppedInline?: DroppedInlineSends;
 }
 
 /** Activities are built from their dependencies so tests can hand in a clock, resolver or gate. */
@@ -54,6 +58,7 @@ export function createActivities(deps: ActivityDeps) {
   const stamp = () => deps.now().toISOString();
   const notSentNow = () => ({ startedAt: stamp(), finishedAt: stamp(), latencyMs: 0, notSent: true }) as const;
   const share = deps.sendShare;
+  const droppedInline = deps.droppedInline ?? new DroppedInlineSends();
   /** A slot of the endpoint freed here: the oldest delivery refused for it goes next (a wake, not a poll). */
   const wakeNextWaiter = (endpointId: string) => {
     const id = share?.nextWaiter(endpointId);
@@ -63,8 +68,14 @@ export function createActivities(deps: ActivityDeps) {
   };
 
   async function sendAttempt(req: AttemptRequest): Promise<SendResult> {
+    const key = inlineSendKey(req.deliveryId, req.attempt);
+    // R-CRASH: the inline send this attempt repeats went out from here, and the worker's
+    // cache dropped its run before its outcome was recorded (its task timed out, or its
+    // local activity did): that outcome, not a second request.
+    const kept = droppedInline.take(key);
+    if (kept) return keptOutcome(await kept);
     if (!req.inline) return sendOnce(req);
-    // R-CRASH: the task before this one may have sent it; the workflow logs a lost lease.
+    // It may have been sent from elsewhere: the workflow logs a lost lease and repeats it.
     if (req.firstTaskRepeated) return { ...notSentNow(), inlineLost: true };
     // Issue 16: an inline first attempt holds a workflow-task slot while it runs; past this
     // worker's inline slots (or its endpoint's part of them), after a short wait for one
@@ -87,7 +98,10 @@ export function createActivities(deps: ActivityDeps) {
       return { ...notSentNow(), deferral: share.deferral(req.endpointId, req.deliveryId) };
     }
     try {
-      return await sendOnce(req, hold);
+      const outcome = sendOnce(req, hold);
+      const cancelled = currentCancellation();
+      if (cancelled) droppedInline.watch(key, outcome, cancelled);
+      return await outcome;
     } finally {
       slot?.leave();
     }
@@ -202,3 +216,25 @@ export function createActivities(deps: ActivityDeps) {
 }
 
 export type Activities = ReturnType<typeof createActivities>;
+
+/** The running activity's cancellation; none when a test calls the send directly. */
+function currentCancellation(): AbortSignal | undefined {
+  try {
+    return Context.current().cancellationSignal;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A kept outcome was judged on the endpoint as read a task timeout ago: marked unconfirmed,
+ * so the workflow reports it whatever that read said (shouldReport), and a failure other
+ * deliveries reported meanwhile is not left standing.
+ */
+function keptOutcome(outcome: SendResult): SendResult {
+  return {
+    ...outcome,
+    kept: true,
+    ...(outcome.health ? { health: { ...outcome.health, unconfirmed: true as const } } : {}),
+  };
+}

@@ -4,6 +4,8 @@ import type { AttemptRecord, SendResult, SentRequest } from '../shared/delivery-
 interface Seen {
   latencyMs: number;
   health?: SendResult['health'];
+  /** A kept outcome (SendResult.kept): when that send went out and ended, not this one. */
+  sentEarlier?: { startedAt: number; finishedAt: number };
 }
 
 /** The parts of the receiver's answer the attempt log keeps (R-RESP, issues 14.12, 14.16). */
@@ -43,7 +45,11 @@ export type AttemptResult =
  * as one AttemptResult. The order of the checks is the order the workflow always used.
  */
 export function readSendResult(r: SendResult): AttemptResult {
-  const seen: Seen = { latencyMs: r.latencyMs, ...(r.health ? { health: r.health } : {}) };
+  const seen: Seen = {
+    latencyMs: r.latencyMs,
+    ...(r.health ? { health: r.health } : {}),
+    ...(r.kept ? { sentEarlier: { startedAt: Date.parse(r.startedAt), finishedAt: Date.parse(r.finishedAt) } } : {}),
+  };
   if (r.drop) return { kind: 'dropped', code: r.drop.code, endAs: r.drop.endAs, ...seen };
   if (r.deferral) return { kind: 'deferred', code: r.deferral.code, retryInMs: r.deferral.retryInMs, ...seen };
   const answer: Answer = { responseBody: r.responseBody, responseBodyEncoding: r.responseBodyEncoding, sent: r.sent };

@@ -295,14 +295,17 @@ function capByLifetime(ctx: RoundContext, s: RoundState, waitMs: number, now: nu
 
 function whenSent(ctx: RoundContext, s0: RoundState, result: AttemptResult, now: number): Decision {
   if (!s0.inFlight) throw new Error('a send result with no attempt in flight');
-  const { attempt, startedAt } = s0.inFlight;
+  const { attempt } = s0.inFlight;
   const { inFlight: _f, ...s } = s0;
 
-  if (result.kind === 'worker_error') return workerError(ctx, s, attempt, result.startedAt ?? startedAt, result.lease, now);
+  if (result.kind === 'worker_error')
+    return workerError(ctx, s, attempt, result.startedAt ?? s0.inFlight.startedAt, result.lease, now);
 
   // Attempt times come from the workflow clock so the log, the schedule and Temporal's
-  // history agree (and stay meaningful on the time-skipping server).
-  const finishedAt = now;
+  // history agree (and stay meaningful on the time-skipping server); a kept outcome's send
+  // happened one task timeout before the workflow heard of it, and its own times say when.
+  const startedAt = result.sentEarlier?.startedAt ?? s0.inFlight.startedAt;
+  const finishedAt = result.sentEarlier?.finishedAt ?? now;
   const times = { startedAt: iso(startedAt), finishedAt: iso(finishedAt), latencyMs: result.latencyMs };
   const base: RoundState = { ...s, workerErrors: 0, lastHealth: result.health ?? s.lastHealth };
 

@@ -223,6 +223,13 @@ export interface SendResult {
    * it may have been, so the workflow logs a lost lease and repeats it as the activity.
    */
   inlineLost?: true;
+  /**
+   * Issue 16 (R-CRASH): nothing was sent now; this is the outcome of the inline send this
+   * attempt repeats, kept by the worker that sent it after the worker's cache dropped the
+   * run it was sent for (activities/dropped-inline-sends.ts). `startedAt` and `finishedAt`
+   * are that send's.
+   */
+  kept?: true;
 }
 
 /**

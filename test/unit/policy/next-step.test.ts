@@ -412,6 +412,30 @@ describe('15.6 policy/next-step: SPEC §3 "lease" row, R-CRASH, issue 13.5 (work
     expect(r.ready()).toMatchObject({ kind: 'send', attempt: 1 });
   });
 
+  it('R-CRASH R-LOG issue 16: an outcome kept from a dropped inline send is logged at the time it went out, and spent like any attempt', () => {
+    const r = new Round(ctxFor('standard', { random: 0.5 }));
+    expect(r.attempt({ kind: 'worker_error', lease: true, startedAt: T0 })).toEqual({ kind: 'sleep', ms: 0 });
+    r.now = T0 + 11 * S;
+    const sentEarlier = { startedAt: T0 + 5, finishedAt: T0 + 2 * S };
+    const kept = readSendResult({
+      startedAt: new Date(sentEarlier.startedAt).toISOString(),
+      finishedAt: new Date(sentEarlier.finishedAt).toISOString(),
+      latencyMs: 1995,
+      httpStatus: 500,
+      code: 'http_500',
+      kept: true,
+    });
+    const step = r.attempt(kept, 50);
+    expect(r.d.attempts.find((a) => a.kind === 'attempt')).toMatchObject({
+      startedAt: new Date(sentEarlier.startedAt).toISOString(),
+      finishedAt: new Date(sentEarlier.finishedAt).toISOString(),
+      httpStatus: 500,
+    });
+    expect(r.d).toMatchObject({ status: 'pending', attemptsInRound: 1 });
+    // The retry waits at least standard's 5 s from the failure (from when the workflow heard of it).
+    expect(step).toMatchObject({ kind: 'wait', untilMs: r.now + 5 * S });
+  });
+
   it(`issue 13.5: a send that throws is repeated after 5 s; the ${WORKER_ERROR_LIMIT}th in a row spends the attempt and the schedule goes on; Herald's fault is never reported`, () => {
     const r = new Round(ctxFor('standard', { bound: true }));
     for (let i = 1; i < WORKER_ERROR_LIMIT; i++) {
