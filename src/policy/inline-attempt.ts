@@ -39,9 +39,9 @@ export function inlineFits(policy: Pick<DeliveryPolicy, 'timeoutSeconds'>, taskT
 
 /**
  * The first workflow task of a run has history length 3 when it runs (started, scheduled,
- * started). A first task that timed out or failed adds at least 3 (timed out or failed,
- * scheduled, started): at 6 or more the first task is a repeat, and the inline attempt of
- * the task before it may have been sent (R-CRASH). One or two signals that arrived before
- * the first task started (4, 5) are not a repeat.
+ * started), plus one event per signal that arrived before it. A first task that timed out
+ * or failed adds at least 3 (timed out or failed, scheduled, started): with the signals the
+ * run has handled taken off, at 6 or more the first task is a repeat, and the inline attempt
+ * of the task before it may have been sent (R-CRASH).
  */
 export const FIRST_TASK_REPEATED_AT_HISTORY_LENGTH = 6;

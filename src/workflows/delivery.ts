@@ -182,19 +182,25 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
     upsertSearchAttributes([{ key: SA_STATUS, value: indexed }]);
   };
 
+  /** Each signal is one event of the history, those before the first task included. */
+  let signalsHeard = 0;
   setHandler(deliveryStateQuery, () => round.delivery);
   setHandler(markDeadSignal, ({ code }) => {
+    signalsHeard++;
     round = { ...round, ending: round.ending ?? { status: 'dead', code } };
   });
   setHandler(endDeliverySignal, (e) => {
+    signalsHeard++;
     round = { ...round, ending: round.ending ?? e };
   });
   setHandler(wakeSignal, () => {
+    signalsHeard++;
     wake = true;
     freshRead = true;
     if (sending) wokenWhileSending = true;
   });
   setHandler(drainTurnSignal, () => {
+    signalsHeard++;
     drainTurn = true;
     wake = true;
     freshRead = true;
@@ -239,8 +245,8 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
    * recorded answer whatever the hint says (a replay from the start reports the whole
    * history's length here), so nothing the workflow decides may depend on it directly.
    */
-  const repeatedFirstTask =
-    inlineFirst && workflowInfo().historyLength >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
+  const repeatedFirstTask = () =>
+    workflowInfo().historyLength - signalsHeard >= FIRST_TASK_REPEATED_AT_HISTORY_LENGTH;
   /** Still the run's first send, before anything was awaited: it may go out inline. */
   let firstSend = inlineFirst;
   /** The send activity, its result read as one AttemptResult; a throw is Herald's own failure. */
@@ -279,7 +285,7 @@ export async function deliveryWorkflow(input: DeliveryInput): Promise<DeliverySt
         ? await sendInline({
             ...req,
             inline: true,
-            ...(repeatedFirstTask ? { firstTaskRepeated: true as const } : {}),
+            ...(repeatedFirstTask() ? { firstTaskRepeated: true as const } : {}),
           })
         : undefined;
       // The lost inline attempt is logged as a lost lease, spending none (from the run's

@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { Worker } from '@temporalio/worker';
 import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 import { startDelivery } from '../../src/deliveries/start-delivery.js';
+import { wakeSignal } from '../../src/shared/messages.js';
 import { resolvePolicy } from '../../src/policy/policy.js';
 import type { DeliveryInput, DeliveryState } from '../../src/shared/delivery-types.js';
 import { generateSecret } from '../../src/signing/standard-webhooks.js';
@@ -191,6 +192,40 @@ describe('issue 16: a worker that dies during the inline first attempt (R-CRASH)
       await close();
     }
   }, 120_000);
+});
+
+// Three signals that reach a delivery before its first workflow task starts make that task's
+// history as long as a repeated first task's (started, scheduled, started, 3 more events).
+describe('issue 16: signals before the first workflow task', () => {
+  const receiver = new Receiver();
+  let w: Awaited<ReturnType<typeof startDevWorker>> | undefined;
+
+  afterAll(async () => {
+    await w?.stop();
+    await receiver.stop();
+  });
+
+  it('R-CRASH R-LOG: are not a repeated first task: the attempt goes out inline, once, with no `lease_expired` row', async () => {
+    const taskQueue = `inline-signals-${Date.now()}`;
+    const base = await receiver.start();
+    const { client, close } = await devServerClients();
+    try {
+      const id = `dlv_inline_signals_${Date.now()}`;
+      // No worker on this queue yet: the first task waits while the wakes arrive.
+      await startDelivery(client, taskQueue, input(base, '/signals', id));
+      for (let i = 0; i < 3; i++) await client.workflow.getHandle(id).signal(wakeSignal);
+      w = await startDevWorker({ HERALD_TASK_QUEUE: taskQueue });
+      const state = (await client.workflow.getHandle(id).result()) as DeliveryState;
+      expect(state.attempts.map((a) => [a.kind, a.attempt, a.httpStatus])).toEqual([['attempt', 1, 200]]);
+      expect(receiver.requests).toHaveLength(1);
+      const events = await historyOf(client, id);
+      expect(events.filter((e) => e === 'WORKFLOW_EXECUTION_SIGNALED')).toHaveLength(3);
+      expect(events.filter((e) => e === 'WORKFLOW_TASK_COMPLETED')).toHaveLength(1);
+      expect(events.filter((e) => e === 'ACTIVITY_TASK_SCHEDULED')).toHaveLength(0);
+    } finally {
+      await close();
+    }
+  }, 60_000);
 });
 
 // Issue 16: a first attempt refused an inline slot costs a second workflow task and an
