@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Stack, type StackInfo } from '../scripts/stack/stack.js';
 import { heraldNamed } from './event-names.js';
+import { killGroupOnExit } from './kill-on-exit.js';
 import { startNodeFlags } from '../scripts/npm-script-flags.js';
 import { Pool } from 'undici';
 
@@ -147,6 +148,7 @@ export class BenchHerald extends HeraldTarget {
   readonly root: string;
   private child?: ChildProcess;
   private output = '';
+  private forgetChild?: () => void;
 
   constructor(
     private readonly ports: { api: number; temporal: number; ui: number },
@@ -205,6 +207,7 @@ export class BenchHerald extends HeraldTarget {
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    this.forgetChild = killGroupOnExit(this.child);
     const keep = (d: Buffer) => {
       this.output = (this.output + d.toString()).slice(-20_000);
       if (process.env.BENCH_VERBOSE) process.stderr.write(d);
@@ -273,6 +276,7 @@ export class BenchHerald extends HeraldTarget {
       await exited;
       clearTimeout(t);
     }
+    this.forgetChild?.();
     rmSync(this.dataDir, { recursive: true, force: true });
   }
 }

@@ -19,6 +19,7 @@ import { Webhook } from 'standardwebhooks';
 import { Pool } from 'undici';
 import { freePort, freePortWith } from './ports.js';
 import { startNodeFlags } from '../scripts/npm-script-flags.js';
+import { killGroupOnExit } from './kill-on-exit.js';
 
 const OPERATOR_KEY = 'op_bench_ingest_0123456789abcdef';
 
@@ -68,22 +69,7 @@ async function startHerald(dataDir: string, ports: { api: number; temporal: numb
   };
   child.stdout!.on('data', keep);
   child.stderr!.on('data', keep);
-  // Whatever ends this script, the Herald it started goes with it.
-  const killTree = () => {
-    if (child.pid && child.exitCode === null) {
-      try {
-        process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  };
-  process.once('exit', killTree);
-  for (const sig of ['SIGINT', 'SIGTERM'] as const)
-    process.once(sig, () => {
-      killTree();
-      process.exit(130);
-    });
+  killGroupOnExit(child);
   const apiUrl = `http://127.0.0.1:${ports.api}`;
   const deadline = Date.now() + 180_000;
   while (Date.now() < deadline) {
