@@ -36,6 +36,10 @@ export abstract class HeraldTarget {
   }
   abstract start(): Promise<void>;
   abstract stop(): Promise<void>;
+  /** What Herald said went wrong (its error lines, its exit), for a scenario that failed. */
+  problems(): string[] {
+    return [];
+  }
   /** CPU seconds so far of Herald's processes (worker(s) and API). */
   abstract heraldCpuSeconds(): number;
   /** CPU seconds so far of the Temporal service, by part (dev server; or server and PostgreSQL). */
@@ -231,6 +235,12 @@ export class BenchHerald extends HeraldTarget {
 
   get temporalPort() {
     return this.ports.temporal;
+  }
+
+  override problems(): string[] {
+    const said = this.output.split('\n').filter((l) => /"level":"(error|fatal)"|stopping/.test(l));
+    const code = this.child?.exitCode ?? this.child?.signalCode;
+    return [...said.slice(-5), ...(code !== null && code !== undefined ? [`herald exited: ${code}`] : [])];
   }
 
   /** Worker + API process (they share one in the embedded default). */

@@ -188,6 +188,12 @@ async function main() {
         // One scenario failing must not throw away the others' numbers.
         errors[name] = String(err instanceof Error ? err.message : err);
         log(`${name} FAILED: ${errors[name]}`);
+        // Why, when Herald itself went away or said so (a bench run's log is not kept otherwise).
+        const problems = herald.problems();
+        if (problems.length > 0) {
+          errors[name] += `; herald: ${problems.join(' | ')}`;
+          log(`${name}: herald said:\n${problems.join('\n')}`);
+        }
       }
       // Written after every scenario, with the sizes and command, so a run stopped part way
       // still leaves a complete record of what it measured.
