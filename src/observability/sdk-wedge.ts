@@ -5,7 +5,7 @@
 // shows it: the worker polls and its slots move. So that line stops the process, as a stall
 // does, for its supervisor to start a fresh worker (the run's tasks wait in Temporal).
 import { log } from './log.js';
-import { stopProcess } from './stall-watchdog.js';
+import { stopProcess } from './stop-process.js';
 import type { ReadinessCheck } from './server.js';
 
 export const SDK_WEDGE_MESSAGE = 'Extra buffered run should not have produced an activation';

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import { log } from './log.js';
 import { readSdkMetrics, sdkMetricsUrl } from './sdk-runtime.js';
 import type { ReadinessCheck } from './server.js';
+import { stopProcess } from './stop-process.js';
 import { StallWatch, workerSample, type WorkerSample, type WorkerStatusLike } from './worker-stall.js';
 
 export interface StallReport {
@@ -112,14 +113,4 @@ export function watchWorkerForStall(
       stopProcess(stop, 'worker stalled');
     },
   });
-}
-
-/**
- * Asks `stop` to end the process with code 1, and ends it after 15 s if it has not: shutting
- * down a stalled or wedged worker may wait on the very tasks it holds.
- */
-export function stopProcess(stop: (reason: string) => void, reason: string): void {
-  process.exitCode = 1;
-  stop(reason);
-  setTimeout(() => process.exit(1), 15_000).unref();
 }
