@@ -9,6 +9,7 @@ import { settingsFrom } from './settings.js';
 import { Directory } from './store/directory.js';
 import { temporalPublishStore, type PublishStore } from './store/events.js';
 import { dataConverterFor } from './temporal/data-converter.js';
+import { heraldClientInterceptors } from './temporal/one-query-per-workflow.js';
 
 export type { EventRecord } from './shared/event-types.js';
 export type { PublishedEvent } from './core/publish-event.js';
@@ -60,6 +61,7 @@ export class HeraldClient {
         connection,
         namespace: config.TEMPORAL_NAMESPACE,
         dataConverter: dataConverterFor(config),
+        interceptors: heraldClientInterceptors(),
       }),
       config,
     );

@@ -33,6 +33,7 @@ import { errorFields, log as logger } from './observability/log.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { watchWorkerForStall } from './observability/stall-watchdog.js';
 import { stopOnSdkWedge } from './observability/sdk-wedge.js';
+import { heraldClientInterceptors } from './temporal/one-query-per-workflow.js';
 
 const log = (msg: string) => logger.notice(msg);
 
@@ -134,6 +135,7 @@ async function main() {
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: dataConverterFor(config),
+    interceptors: heraldClientInterceptors(),
   });
   const api = startApi(apiClient, config, { eagerStart: true });
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);

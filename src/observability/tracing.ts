@@ -15,6 +15,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config.js';
 import { dataConverterFor } from '../temporal/data-converter.js';
+import { heraldClientInterceptors } from '../temporal/one-query-per-workflow.js';
 
 export function tracingEnabled(env: Record<string, string | undefined> = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -65,7 +66,7 @@ export function tracedClient(client: Client, config: Config): Client {
     connection: client.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: dataConverterFor(config),
-    interceptors: { workflow: [new OpenTelemetryWorkflowClientInterceptor()] },
+    interceptors: heraldClientInterceptors([new OpenTelemetryWorkflowClientInterceptor()]),
   });
 }
 

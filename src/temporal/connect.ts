@@ -1,6 +1,7 @@
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { setTimeout as delay } from 'node:timers/promises';
+import { heraldClientInterceptors } from './one-query-per-workflow.js';
 
 /** Connects and waits until the namespace answers, so callers never race a starting server. */
 export async function connectClient(
@@ -15,10 +16,19 @@ export async function connectClient(
     try {
       const connection = await Connection.connect({ address });
       await connection.workflowService.describeNamespace({ namespace });
-      return { connection, client: new Client({ connection, namespace, dataConverter }) };
+      return {
+        connection,
+        client: new Client({
+          connection,
+          namespace,
+          dataConverter,
+          interceptors: heraldClientInterceptors(),
+        }),
+      };
     } catch (err) {
       lastErr = err;
-      if (Date.now() > deadline) throw new Error(`Temporal at ${address} (namespace ${namespace}) not ready: ${String(lastErr)}`);
+      if (Date.now() > deadline)
+        throw new Error(`Temporal at ${address} (namespace ${namespace}) not ready: ${String(lastErr)}`);
       await delay(300);
     }
   }

@@ -7,6 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { TEST_OPERATOR_KEY } from './api.js';
 import { generateCodecKey } from '../../src/temporal/codec.js';
 import { dataConverterFor } from '../../src/temporal/data-converter.js';
+import { heraldClientInterceptors } from '../../src/temporal/one-query-per-workflow.js';
 
 /** One key per test process: every client and worker in it can read each other's payloads. */
 export const TEST_CODEC_KEY = generateCodecKey();
@@ -45,8 +46,13 @@ export async function devServerClients() {
   const address = inject('temporalAddress');
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
-  // Tests run with the payload codec on, as production does.
-  const client = new Client({ connection, namespace: 'default', dataConverter: dataConverterFor(testConfig()) });
+  // Tests run with the payload codec and the interceptors on, as production does.
+  const client = new Client({
+    connection,
+    namespace: 'default',
+    dataConverter: dataConverterFor(testConfig()),
+    interceptors: heraldClientInterceptors(),
+  });
   return {
     address,
     client,

@@ -1,0 +1,47 @@
+import type {
+  ClientInterceptors,
+  Next,
+  WorkflowClientInterceptor,
+  WorkflowQueryInput,
+} from '@temporalio/client';
+
+// The SDK's core (1.24, and sdk-core's main in May 2026) can drop an activation when two
+// tasks of one run wait together for a slot in a full workflow cache: the task whose
+// history it had to fetch comes back full and waits behind the run's next task, which is
+// then taken first (`maybe_wfts.pop()` in workflow_stream.rs). Two queries at once to a
+// workflow the worker no longer caches (an idle endpoint or tenant, with the cache full of
+// sleeping deliveries) are enough; the run then answers nothing until the worker restarts
+// (sdk-wedge.ts). So this process sends a workflow one query at a time: the next waits
+// until the one before has its answer, and the run is cached again by then.
+const lanes = new Map<string, Promise<unknown>>();
+
+/** Queries to one workflow id, from every client in this process, one after the other. */
+export function oneQueryAtATime(workflowId: string, query: () => Promise<unknown>): Promise<unknown> {
+  const before = lanes.get(workflowId);
+  const answer = before ? before.then(query, query) : query();
+  const done = answer.then(
+    () => undefined,
+    () => undefined,
+  );
+  lanes.set(workflowId, done);
+  void done.then(() => {
+    if (lanes.get(workflowId) === done) lanes.delete(workflowId);
+  });
+  return answer;
+}
+
+/** How many workflows have a query out or waiting (tests). */
+export function queryLanesOpen(): number {
+  return lanes.size;
+}
+
+class OneQueryPerWorkflow implements WorkflowClientInterceptor {
+  query(input: WorkflowQueryInput, next: Next<WorkflowClientInterceptor, 'query'>): Promise<unknown> {
+    return oneQueryAtATime(input.workflowExecution.workflowId, () => next(input));
+  }
+}
+
+/** The interceptors every Herald client carries; `extra` (tracing) runs outside them. */
+export function heraldClientInterceptors(extra: WorkflowClientInterceptor[] = []): ClientInterceptors {
+  return { workflow: [...extra, new OneQueryPerWorkflow()] };
+}
