@@ -6,13 +6,14 @@ import type {
 } from '@temporalio/client';
 
 // The SDK's core (1.24, and sdk-core's main in May 2026) can drop an activation when two
-// tasks of one run wait together for a slot in a full workflow cache: the task whose
-// history it had to fetch comes back full and waits behind the run's next task, which is
-// then taken first (`maybe_wfts.pop()` in workflow_stream.rs). Two queries at once to a
-// workflow the worker no longer caches (an idle endpoint or tenant, with the cache full of
-// sleeping deliveries) are enough; the run then answers nothing until the worker restarts
-// (sdk-wedge.ts). So this process sends a workflow one query at a time: the next waits
-// until the one before has its answer, and the run is cached again by then.
+// tasks of one run wait together for a slot in a full workflow cache: the task whose history
+// it had to fetch comes back full and waits again, the run's next task waits after it, and
+// the later one is taken first (`maybe_wfts.pop()` in workflow_stream.rs). That one goes to
+// fetch its history, the full one creates the run, and its activation is thrown away. Two
+// queries at once to a workflow the worker no longer caches (an idle endpoint or tenant, with
+// the cache full of sleeping deliveries) are enough; the run then answers nothing until the
+// worker restarts (sdk-wedge.ts). So this process sends a workflow one query at a time: the
+// next waits until the one before has its answer, and the run is cached again by then.
 const lanes = new Map<string, Promise<unknown>>();
 
 /** Queries to one workflow id, from every client in this process, one after the other. */
