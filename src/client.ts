@@ -9,7 +9,7 @@ import { settingsFrom } from './settings.js';
 import { Directory } from './store/directory.js';
 import { temporalPublishStore, type PublishStore } from './store/events.js';
 import { dataConverterFor } from './temporal/data-converter.js';
-import { heraldClientInterceptors } from './temporal/one-query-per-workflow.js';
+import { newHeraldClient } from './temporal/herald-client.js';
 
 export type { EventRecord } from './shared/event-types.js';
 export type { PublishedEvent } from './core/publish-event.js';
@@ -57,11 +57,10 @@ export class HeraldClient {
     if (!config.TEMPORAL_ADDRESS) throw new Error('TEMPORAL_ADDRESS is required');
     const connection = await Connection.connect({ address: config.TEMPORAL_ADDRESS });
     return new HeraldClient(
-      new Client({
+      newHeraldClient({
         connection,
         namespace: config.TEMPORAL_NAMESPACE,
         dataConverter: dataConverterFor(config),
-        interceptors: heraldClientInterceptors(),
       }),
       config,
     );

@@ -1,7 +1,6 @@
 // `npm start`: the embedded default. A Temporal dev server persisted to SQLite (unless
 // TEMPORAL_ADDRESS names a cluster), one worker and the API, in one process tree that
 // stops cleanly on Ctrl-C.
-import { Client } from '@temporalio/client';
 import { msToTs } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
 import { join, resolve } from 'node:path';
@@ -33,7 +32,7 @@ import { errorFields, log as logger } from './observability/log.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { watchWorkerForStall } from './observability/stall-watchdog.js';
 import { stopOnSdkWedge } from './observability/sdk-wedge.js';
-import { heraldClientInterceptors } from './temporal/one-query-per-workflow.js';
+import { newHeraldClient } from './temporal/herald-client.js';
 
 const log = (msg: string) => logger.notice(msg);
 
@@ -131,11 +130,10 @@ async function main() {
   });
   // The API publishes on the worker's own connection: deliveries then start eagerly, their
   // first workflow task handed straight to this worker (see BENCHMARKS.md).
-  const apiClient = new Client({
+  const apiClient = newHeraldClient({
     connection: workerConnection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: dataConverterFor(config),
-    interceptors: heraldClientInterceptors(),
   });
   const api = startApi(apiClient, config, { eagerStart: true });
   log(`API on http://${config.HERALD_API_HOST}:${config.HERALD_API_PORT} (docs at /docs)`);

@@ -8,14 +8,14 @@ import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { Resource } from '@opentelemetry/resources';
 import { BatchSpanProcessor, type SpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import {
   OpenTelemetryPlugin,
   OpenTelemetryWorkflowClientInterceptor,
 } from '@temporalio/interceptors-opentelemetry';
 import type { Config } from '../config.js';
 import { dataConverterFor } from '../temporal/data-converter.js';
-import { heraldClientInterceptors } from '../temporal/one-query-per-workflow.js';
+import { newHeraldClient } from '../temporal/herald-client.js';
 
 export function tracingEnabled(env: Record<string, string | undefined> = process.env): boolean {
   return Boolean(env.OTEL_EXPORTER_OTLP_ENDPOINT || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
@@ -62,11 +62,11 @@ export function workerTracingPlugins(): OpenTelemetryPlugin[] {
 /** The API's client with the trace carried into every workflow it starts or signals. */
 export function tracedClient(client: Client, config: Config): Client {
   if (!processTracing()) return client;
-  return new Client({
+  return newHeraldClient({
     connection: client.connection,
     namespace: config.TEMPORAL_NAMESPACE,
     dataConverter: dataConverterFor(config),
-    interceptors: heraldClientInterceptors([new OpenTelemetryWorkflowClientInterceptor()]),
+    interceptors: [new OpenTelemetryWorkflowClientInterceptor()],
   });
 }
 

@@ -1,7 +1,7 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import { setTimeout as delay } from 'node:timers/promises';
-import { heraldClientInterceptors } from './one-query-per-workflow.js';
+import { newHeraldClient } from './herald-client.js';
 
 /** Connects and waits until the namespace answers, so callers never race a starting server. */
 export async function connectClient(
@@ -18,12 +18,7 @@ export async function connectClient(
       await connection.workflowService.describeNamespace({ namespace });
       return {
         connection,
-        client: new Client({
-          connection,
-          namespace,
-          dataConverter,
-          interceptors: heraldClientInterceptors(),
-        }),
+        client: newHeraldClient({ connection, namespace, dataConverter }),
       };
     } catch (err) {
       lastErr = err;

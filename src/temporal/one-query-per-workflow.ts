@@ -1,9 +1,4 @@
-import type {
-  ClientInterceptors,
-  Next,
-  WorkflowClientInterceptor,
-  WorkflowQueryInput,
-} from '@temporalio/client';
+import type { Next, WorkflowClientInterceptor, WorkflowQueryInput } from '@temporalio/client';
 
 // The SDK's core (1.24, and sdk-core's main in May 2026) can drop an activation when two
 // tasks of one run wait together for a slot in a full workflow cache: the task whose history
@@ -36,13 +31,9 @@ export function queryLanesOpen(): number {
   return lanes.size;
 }
 
-class OneQueryPerWorkflow implements WorkflowClientInterceptor {
+/** Every client Herald builds carries this (herald-client.ts). */
+export class OneQueryPerWorkflow implements WorkflowClientInterceptor {
   query(input: WorkflowQueryInput, next: Next<WorkflowClientInterceptor, 'query'>): Promise<unknown> {
     return oneQueryAtATime(input.workflowExecution.workflowId, () => next(input));
   }
-}
-
-/** The interceptors every Herald client carries; `extra` (tracing) runs outside them. */
-export function heraldClientInterceptors(extra: WorkflowClientInterceptor[] = []): ClientInterceptors {
-  return { workflow: [...extra, new OneQueryPerWorkflow()] };
 }

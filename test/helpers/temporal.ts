@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Connection } from '@temporalio/client';
 import { TestWorkflowEnvironment } from '@temporalio/testing';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { readFileSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import { TEST_OPERATOR_KEY } from './api.js';
 import { generateCodecKey } from '../../src/temporal/codec.js';
 import { dataConverterFor } from '../../src/temporal/data-converter.js';
-import { heraldClientInterceptors } from '../../src/temporal/one-query-per-workflow.js';
+import { newHeraldClient } from '../../src/temporal/herald-client.js';
 
 /** One key per test process: every client and worker in it can read each other's payloads. */
 export const TEST_CODEC_KEY = generateCodecKey();
@@ -47,11 +47,10 @@ export async function devServerClients() {
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   // Tests run with the payload codec and the interceptors on, as production does.
-  const client = new Client({
+  const client = newHeraldClient({
     connection,
     namespace: 'default',
     dataConverter: dataConverterFor(testConfig()),
-    interceptors: heraldClientInterceptors(),
   });
   return {
     address,
