@@ -128,13 +128,6 @@ export const configSchema = z.object({
   HERALD_WORKFLOW_BUNDLE: z.string().min(1).optional(),
   HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: z.coerce.number().int().min(2).default(40),
   HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES: z.coerce.number().int().min(1).default(200),
-  // Issue 16 (7): workflow-task polls open on the task queue, where new deliveries' first tasks
-  // wait fair by endpoint, and on this worker's sticky queue, which carries only what follows a
-  // first task here. Each poll holds a workflow-task slot; together at most the slots
-  // (src/temporal/workflow-task-pollers.ts). The SDK's 2 and 8 left first tasks waiting 3-6 s
-  // behind a burst (BENCHMARKS.md, session 34).
-  HERALD_WORKER_TASK_QUEUE_POLLS: z.coerce.number().int().min(1).default(5),
-  HERALD_WORKER_STICKY_QUEUE_POLLS: z.coerce.number().int().min(1).default(5),
   // A worker holding every workflow-task slot idle this long, with the server seeing no poll
   // from it, has stalled (src/observability/worker-stall.ts): /readyz says so and the process
   // stops, for its supervisor to start a fresh one. Needs the SDK exporter (HERALD_METRICS_PORT). 0: off.

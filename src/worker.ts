@@ -27,7 +27,6 @@ import { watchWorkerForStall } from './observability/stall-watchdog.js';
 import { stopOnSdkWedge } from './observability/sdk-wedge.js';
 import { workflowStackTracesNote } from './observability/workflow-stack-traces.js';
 import { inlineSlotsFor } from './activities/inline-slots.js';
-import { workflowTaskPolls } from './temporal/workflow-task-pollers.js';
 import { SendShare, shareLimit } from './policy/flow-share.js';
 import {
   WORKFLOWS_PATH,
@@ -116,11 +115,6 @@ export async function createHeraldWorker(opts: HeraldWorkerOptions) {
     dataConverter: dataConverterFor(config),
     maxCachedWorkflows: config.HERALD_WORKER_MAX_CACHED_WORKFLOWS,
     maxConcurrentWorkflowTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
-    ...workflowTaskPolls(
-      config.HERALD_WORKER_TASK_QUEUE_POLLS,
-      config.HERALD_WORKER_STICKY_QUEUE_POLLS,
-      config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
-    ),
     // Sends wait on receivers, not on this CPU: many can be in flight at once.
     maxConcurrentActivityTaskExecutions: config.HERALD_WORKER_MAX_CONCURRENT_ACTIVITIES,
     // Issue 16: one local activity per inline first attempt; the inline slots and their
