@@ -15,6 +15,6 @@ export function newHeraldClient(o: HeraldClientOptions): Client {
     connection: o.connection,
     namespace: o.namespace,
     dataConverter: o.dataConverter,
-    interceptors: { workflow: [...(o.interceptors ?? []), new OneQueryPerWorkflow()] },
+    interceptors: { workflow: [...(o.interceptors ?? []), new OneQueryPerWorkflow(o.namespace)] },
   });
 }

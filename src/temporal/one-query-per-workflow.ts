@@ -11,17 +11,23 @@ import type { Next, WorkflowClientInterceptor, WorkflowQueryInput } from '@tempo
 // next waits until the one before has its answer, and the run is cached again by then.
 const lanes = new Map<string, Promise<unknown>>();
 
-/** Queries to one workflow id, from every client in this process, one after the other. */
-export function oneQueryAtATime(workflowId: string, query: () => Promise<unknown>): Promise<unknown> {
-  const before = lanes.get(workflowId);
+/** Queries to one workflow of one namespace, from every client in this process, one after the other. */
+export function oneQueryAtATime(
+  namespace: string,
+  workflowId: string,
+  query: () => Promise<unknown>,
+): Promise<unknown> {
+  // A workflow id names a workflow only within its namespace; a process may hold clients of two.
+  const lane = JSON.stringify([namespace, workflowId]);
+  const before = lanes.get(lane);
   const answer = before ? before.then(query, query) : query();
   const done = answer.then(
     () => undefined,
     () => undefined,
   );
-  lanes.set(workflowId, done);
+  lanes.set(lane, done);
   void done.then(() => {
-    if (lanes.get(workflowId) === done) lanes.delete(workflowId);
+    if (lanes.get(lane) === done) lanes.delete(lane);
   });
   return answer;
 }
@@ -33,7 +39,10 @@ export function queryLanesOpen(): number {
 
 /** Every client Herald builds carries this (herald-client.ts). */
 export class OneQueryPerWorkflow implements WorkflowClientInterceptor {
+  /** `namespace`: the client's, which the query's input does not carry. */
+  constructor(private readonly namespace: string) {}
+
   query(input: WorkflowQueryInput, next: Next<WorkflowClientInterceptor, 'query'>): Promise<unknown> {
-    return oneQueryAtATime(input.workflowExecution.workflowId, () => next(input));
+    return oneQueryAtATime(this.namespace, input.workflowExecution.workflowId, () => next(input));
   }
 }

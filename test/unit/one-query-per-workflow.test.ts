@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { oneQueryAtATime, queryLanesOpen } from '../../src/temporal/one-query-per-workflow.js';
+import {
+  OneQueryPerWorkflow,
+  oneQueryAtATime,
+  queryLanesOpen,
+} from '../../src/temporal/one-query-per-workflow.js';
 
 function gate() {
   let open = () => {};
@@ -16,8 +20,8 @@ describe('issue 16: one query at a time per workflow', () => {
   it('R-CRASH: a second query to a workflow is sent only once the first has its answer', async () => {
     const first = gate();
     const sent: string[] = [];
-    const a = oneQueryAtATime('ep_1', () => (sent.push('a'), first.p));
-    const b = oneQueryAtATime('ep_1', async () => (sent.push('b'), 'b'));
+    const a = oneQueryAtATime('default', 'ep_1', () => (sent.push('a'), first.p));
+    const b = oneQueryAtATime('default', 'ep_1', async () => (sent.push('b'), 'b'));
     await Promise.resolve();
     await Promise.resolve();
     expect(sent).toEqual(['a']);
@@ -32,8 +36,8 @@ describe('issue 16: one query at a time per workflow', () => {
   it('R-CRASH: queries to different workflows go at once', async () => {
     const first = gate();
     const sent: string[] = [];
-    const a = oneQueryAtATime('ep_2', () => (sent.push('a'), first.p));
-    const b = oneQueryAtATime('tn_2', async () => (sent.push('b'), 'b'));
+    const a = oneQueryAtATime('default', 'ep_2', () => (sent.push('a'), first.p));
+    const b = oneQueryAtATime('default', 'tn_2', async () => (sent.push('b'), 'b'));
     expect(await b).toBe('b');
     expect(sent).toEqual(['a', 'b']);
     first.open();
@@ -43,11 +47,27 @@ describe('issue 16: one query at a time per workflow', () => {
 
   it('R-CRASH: a failed query does not hold the next one back, and its caller gets the error', async () => {
     const first = gate();
-    const a = oneQueryAtATime('ep_3', () => first.p);
-    const b = oneQueryAtATime('ep_3', async () => 'b');
+    const a = oneQueryAtATime('default', 'ep_3', () => first.p);
+    const b = oneQueryAtATime('default', 'ep_3', async () => 'b');
     first.fail(new Error('query failed'));
     await expect(a).rejects.toThrow('query failed');
     expect(await b).toBe('b');
+    await new Promise((r) => setImmediate(r));
+    expect(queryLanesOpen()).toBe(0);
+  });
+
+  it('R-CRASH: queries to one workflow id in two namespaces go at once (the id names a workflow only within its namespace)', async () => {
+    const first = gate();
+    const sent: string[] = [];
+    const input = { workflowExecution: { workflowId: 'ep_4' } } as Parameters<
+      OneQueryPerWorkflow['query']
+    >[0];
+    const a = new OneQueryPerWorkflow('tenant-a').query(input, () => (sent.push('a'), first.p));
+    const b = new OneQueryPerWorkflow('tenant-b').query(input, async () => (sent.push('b'), 'b'));
+    expect(await b).toBe('b');
+    expect(sent).toEqual(['a', 'b']);
+    first.open();
+    await a;
     await new Promise((r) => setImmediate(r));
     expect(queryLanesOpen()).toBe(0);
   });
