@@ -1,9 +1,8 @@
-import { listenOnce } from '../src/port-free.js';
+import { listenOnce, reserveFreePorts } from '../src/port-free.js';
 
+/** A free port, kept from the OS's next picks for a while (src/port-free.ts). */
 export async function freePort(): Promise<number> {
-  const port = await listenOnce(0);
-  if (port === undefined) throw new Error('no free loopback port');
-  return port;
+  return (await reserveFreePorts(1))[0]!;
 }
 
 /**

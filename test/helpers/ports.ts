@@ -1,33 +1,13 @@
-import { createConnection, createServer } from 'node:net';
+import { createConnection } from 'node:net';
+import { reserveFreePorts } from '../../src/port-free.js';
 
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   return (await freePorts(1, host))[0]!;
 }
 
-/**
- * `n` different free ports. Each freePort() gives its port back at once, so two calls in a
- * row may answer the same port (a restarted Herald once got its codec port as its Temporal
- * metrics port, and Temporal would not start); these are all held until all are known.
- */
-export async function freePorts(n: number, host = '127.0.0.1'): Promise<number[]> {
-  const servers = Array.from({ length: n }, () => createServer());
-  try {
-    return await Promise.all(
-      servers.map(
-        (s) =>
-          new Promise<number>((resolve, reject) => {
-            s.once('error', reject);
-            s.listen(0, host, () => {
-              const addr = s.address();
-              if (typeof addr === 'object' && addr) resolve(addr.port);
-              else reject(new Error('no port'));
-            });
-          }),
-      ),
-    );
-  } finally {
-    await Promise.all(servers.map((s) => new Promise((r) => (s.listening ? s.close(r) : r(undefined)))));
-  }
+/** `n` different free ports, kept from the OS's next picks for a while (src/port-free.ts). */
+export function freePorts(n: number, host = '127.0.0.1'): Promise<number[]> {
+  return reserveFreePorts(n, host);
 }
 
 /** Whether something accepts TCP connections on a loopback port. */

@@ -25,7 +25,7 @@ export default async function setup(project: TestProject) {
   const cli = ensureDevServer();
   const testServer = ensureTestServer();
   const [started, bundle] = await Promise.all([
-    startDevServer({ cliPath: cli, port: await freePort(), namespace: 'default' }),
+    startOnFreePort(cli),
     // The failure converter the workers' data converter names (issue 13.7), so workflow
     // failures are encrypted in tests as in production.
     bundleWorkflowCode({
@@ -46,6 +46,22 @@ export default async function setup(project: TestProject) {
   return async () => {
     await server?.stop();
   };
+}
+
+/**
+ * The dev server on a free port. Ports are kept from the OS's next picks (freePort), but a
+ * process outside this run may still take one between the pick and the server's bind; one
+ * failed start must not fail the whole suite, so a start refused its port tries another.
+ */
+async function startOnFreePort(cli: string, tries = 3): Promise<DevServer> {
+  for (let i = 1; ; i++) {
+    try {
+      return await startDevServer({ cliPath: cli, port: await freePort(), namespace: 'default' });
+    } catch (err) {
+      if (i >= tries || !String(err).includes('address already in use')) throw err;
+      console.warn(`the Temporal dev server could not bind its port, trying another (${i}/${tries})`);
+    }
+  }
 }
 
 const noop = () => undefined;
