@@ -202,8 +202,32 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   });
   const parsed = configSchema.safeParse(known);
   if (!parsed.success) lines.push(...parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`));
+  const tasks = parsed.success
+    ? workflowTasksWithinCache(parsed.data, known.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS !== undefined)
+    : undefined;
+  if (typeof tasks === 'string') lines.push(tasks);
   if (lines.length > 0 || !parsed.success) throw ConfigError.listing(lines);
-  return parsed.data;
+  return typeof tasks === 'number' ? { ...parsed.data, HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: tasks } : parsed.data;
+}
+
+/**
+ * The SDK runs no more workflow tasks at once than it caches workflows (it lowers the number
+ * with a warning, and a cache of 1 is 2), while the inline first attempts are sized from the
+ * configured number: 40 beside a cache of 10 gave 20 inline attempts, which could hold all 10
+ * slots, the very thing their bound is there to prevent. So the default follows a smaller
+ * cache (the number to use), and a number set above the cache is refused (its problem line).
+ */
+function workflowTasksWithinCache(config: Config, set: boolean): number | string | undefined {
+  const cache = config.HERALD_WORKER_MAX_CACHED_WORKFLOWS;
+  const tasks = config.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS;
+  if (cache === 0) return undefined;
+  const cached = Math.max(2, cache);
+  if (tasks <= cached) return undefined;
+  if (!set) return cached;
+  return (
+    `HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: ${tasks} is more than HERALD_WORKER_MAX_CACHED_WORKFLOWS ` +
+    `(${cache}); the SDK runs no more workflow tasks at once than it caches workflows`
+  );
 }
 
 /** The known HERALD_* name nearest to `name`, if it is near enough to be the one meant. */

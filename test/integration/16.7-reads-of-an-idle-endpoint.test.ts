@@ -27,7 +27,7 @@ describe('issue 16: reads of an idle endpoint while deliveries fill the worker c
     [w, base] = await Promise.all([
       startDevWorker({
         HERALD_WORKER_MAX_CACHED_WORKFLOWS: '3',
-        HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '10',
+        HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '3',
         HERALD_WORKER_MAX_INLINE_ATTEMPTS: '0',
       }),
       receiver.start(),

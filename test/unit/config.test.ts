@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, withDevDefaults } from '../../src/config.js';
 import { assertPresetsFit, createPolicyResolver } from '../../src/deliveries/policy-resolver.js';
+import { inlineSlotsFor } from '../../src/activities/inline-slots.js';
 import { createHeraldWorker } from '../../src/worker.js';
 import { prebuiltBundle } from '../../src/workflow-bundle.js';
 import type { NativeConnection } from '@temporalio/worker';
@@ -66,5 +67,30 @@ describe('Railhook operator settings (R-RH-LIFETIME, R-RA)', () => {
   it('R-CRASH: WEBHOOK_CLAIM_TIMEOUT_SECONDS sets Railhook\'s lease; the default is 300 s', () => {
     expect(createPolicyResolver(loadConfig({}))('railhook').leaseSeconds).toBe(300);
     expect(createPolicyResolver(loadConfig({ WEBHOOK_CLAIM_TIMEOUT_SECONDS: '120' }))('railhook').leaseSeconds).toBe(120);
+  });
+});
+
+describe('Issue 16: inline first attempts sized from the workflow-task slots the worker runs', () => {
+  it('a cache smaller than the default slots brings the slots, and the inline attempts, down with it', () => {
+    const c = loadConfig({ HERALD_WORKER_MAX_CACHED_WORKFLOWS: '10' });
+    // The SDK would run 10 workflow tasks at once; 20 inline attempts could hold them all.
+    expect(c.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS).toBe(10);
+    const inline = inlineSlotsFor(c.HERALD_ENDPOINT_MAX_SHARE, c.HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS);
+    expect(inline.total).toBe(5);
+    // A cache of 1 is 2 in the SDK; no cache leaves the slots as set.
+    expect(loadConfig({ HERALD_WORKER_MAX_CACHED_WORKFLOWS: '1' }).HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS).toBe(2);
+    expect(loadConfig({ HERALD_WORKER_MAX_CACHED_WORKFLOWS: '0' }).HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS).toBe(40);
+    expect(loadConfig({}).HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS).toBe(40);
+  });
+
+  it('slots set above the cache are refused at start, naming both variables', () => {
+    const load = () =>
+      loadConfig({ HERALD_WORKER_MAX_CACHED_WORKFLOWS: '10', HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '40' });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: 40 .*HERALD_WORKER_MAX_CACHED_WORKFLOWS \(10\)/);
+    expect(
+      loadConfig({ HERALD_WORKER_MAX_CACHED_WORKFLOWS: '10', HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS: '10' })
+        .HERALD_WORKER_MAX_CONCURRENT_WORKFLOW_TASKS,
+    ).toBe(10);
   });
 });
