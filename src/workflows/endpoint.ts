@@ -1,4 +1,5 @@
 import {
+  ActivityCancellationType,
   CancellationScope,
   condition,
   continueAsNew,
@@ -88,6 +89,9 @@ const { isDeliveryRunning } = proxyActivities<Activities>({
 const { notifyEndpoint } = proxyActivities<Activities>({
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '10s', maximumInterval: '10 minutes', maximumAttempts: 20 },
+  // A notice stopped for a roll-over ends its attempt under way first: the next run sends it
+  // again only if that attempt did not get through, so no notice goes out twice.
+  cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 });
 const { sendTestDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
@@ -112,6 +116,14 @@ const ENDPOINT_HEALTH_MEMO_PATCH = 'endpoint-health-memo';
 
 /** Issue 16's patch id: endpoint workflows count the changes to their snapshot in their memo. */
 const ENDPOINT_SNAPSHOT_MEMO_PATCH = 'endpoint-snapshot-memo';
+
+/**
+ * A roll-over stops the notices still retrying and hands them to the next run, instead of
+ * waiting for them: a notice whose mail server is down retries for hours, and meanwhile the
+ * run took every update and signal, past Temporal's 2,000 updates per run (then refused) and
+ * towards its history limit (the run ended by the server).
+ */
+const ROLLOVER_STOPS_NOTICES_PATCH = 'endpoint-rollover-stops-notices';
 
 /** Well below Temporal's limits, so a busy unhealthy endpoint never nears them. */
 const MAX_HISTORY_EVENTS = 5_000;
@@ -143,6 +155,11 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   // A drain cut short by continueAsNew picks up where the held deliveries stand.
   if (health.draining && !effects.some((e) => e.kind === 'release_held')) effects.push({ kind: 'release_held' });
   const background = new Set<Promise<void>>();
+  /** Notices in flight, each in a scope of its own, so that a roll-over can stop them. */
+  const notices = new Map<HealthEffect, CancellationScope>();
+  let stoppingNotices = false;
+  /** Notices stopped by the roll-over: the next run sends them. */
+  const stoppedNotices: HealthEffect[] = [];
   let drain: CancellationScope | undefined;
   // Issue 17: the flow limiter's state (only endpoints with flow options ever change it).
   const flow: FlowState = input.carried?.flow ?? emptyFlow();
@@ -404,9 +421,11 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   const runEffect = async (e: HealthEffect): Promise<void> => {
     const endpointId = input.endpointId;
     switch (e.kind) {
-      case 'notify':
+      case 'notify': {
         // Notices retry on their own schedule; they must not hold up cancelling deliveries.
-        track(
+        const scope = new CancellationScope();
+        notices.set(e, scope);
+        const sent = scope.run(() =>
           notifyEndpoint({
             notice: e.notice,
             ctx: {
@@ -421,13 +440,20 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
             },
             createdBy: config.createdBy,
             operationalWebhook: config.operationalWebhook,
-          }).then(
-            () => undefined,
-            (err) =>
-              log.warn('notification failed for good', { endpointId, notice: e.notice, err: String(err) }),
+          }),
+        );
+        track(
+          sent.then(
+            () => void notices.delete(e),
+            (err) => {
+              notices.delete(e);
+              if (stoppingNotices) stoppedNotices.push(e);
+              else log.warn('notification failed for good', { endpointId, notice: e.notice, err: String(err) });
+            },
           ),
         );
         return;
+      }
       case 'kill_pending':
         await endPendingDeliveries({ endpointId, status: 'dead', code: e.code });
         return;
@@ -542,11 +568,16 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     if (mustRollOver() && effects.length === 0) {
       // Let in-flight notices and the drain settle so nothing is dropped between runs.
       drain?.cancel();
+      if (notices.size > 0 && patched(ROLLOVER_STOPS_NOTICES_PATCH)) {
+        stoppingNotices = true;
+        for (const scope of notices.values()) scope.cancel();
+      }
       await Promise.allSettled([...background]);
       await condition(allHandlersFinished);
       // Handlers ran while this run waited (a pause, a disable, an outcome): their effects
-      // go with the state they changed, or a notice or a kill_pending would be lost.
-      const pending = effects.splice(0);
+      // go with the state they changed, or a notice or a kill_pending would be lost. The
+      // notices stopped above came first.
+      const pending = [...stoppedNotices.splice(0), ...effects.splice(0)];
       await continueAsNew<typeof endpointWorkflow>({
         ...input,
         config,
