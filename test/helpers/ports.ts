@@ -1,13 +1,11 @@
 import { createConnection } from 'node:net';
 import { reserveFreePorts } from '../../src/port-free.js';
 
-export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return (await freePorts(1, host))[0]!;
-}
+/** `n` different free ports, kept from the OS's next picks for a while. */
+export { reserveFreePorts as freePorts };
 
-/** `n` different free ports, kept from the OS's next picks for a while (src/port-free.ts). */
-export function freePorts(n: number, host = '127.0.0.1'): Promise<number[]> {
-  return reserveFreePorts(n, host);
+export async function freePort(host = '127.0.0.1'): Promise<number> {
+  return (await reserveFreePorts(1, host))[0]!;
 }
 
 /** Whether something accepts TCP connections on a loopback port. */
