@@ -64,9 +64,15 @@ export interface EndpointInput {
      * Effects the health rules emitted while the run waited to roll over (a pause, a disable
      * arriving while a notice was still retrying): the next run carries them out.
      */
-    effects?: HealthEffect[];
+    effects?: CarriedEffect[];
   };
 }
+
+/**
+ * An effect handed to the next run. A notice stopped while retrying keeps when its retries
+ * began, so the next run retries it only for what is left of their time.
+ */
+export type CarriedEffect = HealthEffect & { retryingSince?: number };
 
 export interface TestResult {
   ok: boolean;

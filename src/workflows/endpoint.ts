@@ -19,7 +19,7 @@ import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
 import { HEALTH_MEMO_KEY, healthMemoCurrent } from '../shared/health-memo.js';
 import { ReadRevision, SNAPSHOT_MEMO_KEY, firstExpiry } from '../shared/snapshot-memo.js';
-import type { HealthEffect, HealthInput, HealthState } from '../health/types.js';
+import type { HealthInput, HealthState } from '../health/types.js';
 import { presetWithOverrides } from '../policy/apply-overrides.js';
 import {
   acquire,
@@ -55,6 +55,7 @@ import {
   verifyEndpointUpdate,
 } from '../shared/endpoint-messages.js';
 import type {
+  CarriedEffect,
   EndpointConfig,
   EndpointInput,
   EndpointSnapshot,
@@ -86,13 +87,20 @@ const { isDeliveryRunning } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
 });
-const { notifyEndpoint } = proxyActivities<Activities>({
+const NOTIFY_OPTIONS = {
   startToCloseTimeout: '1 minute',
   retry: { initialInterval: '10s', maximumInterval: '10 minutes', maximumAttempts: 20 },
   // A notice stopped for a roll-over ends its attempt under way first: the next run sends it
   // again only if that attempt did not get through, so no notice goes out twice.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
-});
+} as const;
+const { notifyEndpoint } = proxyActivities<Activities>(NOTIFY_OPTIONS);
+/**
+ * About the time a notice's 20 attempts take (10 s doubling to 10 minutes apart). A notice
+ * handed to the next run retries for what is left of it, so roll-overs do not make it retry
+ * for ever.
+ */
+const NOTICE_RETRIES_MS = 150 * 60_000;
 const { sendTestDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 1 },
@@ -151,15 +159,15 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
   let wakeForVerification = false;
   // Carried ones first, in the order they were emitted. Only a run continued by this code
   // carries any, so a replay of an older run starts with none, as it did.
-  const effects: HealthEffect[] = [...(input.carried?.effects ?? [])];
+  const effects: CarriedEffect[] = [...(input.carried?.effects ?? [])];
   // A drain cut short by continueAsNew picks up where the held deliveries stand.
   if (health.draining && !effects.some((e) => e.kind === 'release_held')) effects.push({ kind: 'release_held' });
   const background = new Set<Promise<void>>();
   /** Notices in flight, each in a scope of its own, so that a roll-over can stop them. */
-  const notices = new Map<HealthEffect, CancellationScope>();
+  const notices = new Map<CarriedEffect, CancellationScope>();
   let stoppingNotices = false;
   /** Notices stopped by the roll-over: the next run sends them. */
-  const stoppedNotices: HealthEffect[] = [];
+  const stoppedNotices: CarriedEffect[] = [];
   let drain: CancellationScope | undefined;
   // Issue 17: the flow limiter's state (only endpoints with flow options ever change it).
   const flow: FlowState = input.carried?.flow ?? emptyFlow();
@@ -418,15 +426,25 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
     void p.finally(() => background.delete(p));
   };
 
-  const runEffect = async (e: HealthEffect): Promise<void> => {
+  const runEffect = async (e: CarriedEffect): Promise<void> => {
     const endpointId = input.endpointId;
     switch (e.kind) {
       case 'notify': {
+        const since = e.retryingSince ?? Date.now();
+        const left = since + NOTICE_RETRIES_MS - Date.now();
+        if (left <= 0) {
+          log.warn('notification failed for good', { endpointId, notice: e.notice, err: 'retries used up' });
+          return;
+        }
+        const notify =
+          e.retryingSince === undefined
+            ? notifyEndpoint
+            : proxyActivities<Activities>({ ...NOTIFY_OPTIONS, scheduleToCloseTimeout: left }).notifyEndpoint;
         // Notices retry on their own schedule; they must not hold up cancelling deliveries.
         const scope = new CancellationScope();
         notices.set(e, scope);
         const sent = scope.run(() =>
-          notifyEndpoint({
+          notify({
             notice: e.notice,
             ctx: {
               tenantId: input.tenantId,
@@ -447,7 +465,7 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
             () => void notices.delete(e),
             (err) => {
               notices.delete(e);
-              if (stoppingNotices) stoppedNotices.push(e);
+              if (stoppingNotices) stoppedNotices.push({ ...e, retryingSince: since });
               else log.warn('notification failed for good', { endpointId, notice: e.notice, err: String(err) });
             },
           ),

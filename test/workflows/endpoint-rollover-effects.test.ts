@@ -28,6 +28,16 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
   const notices = (endpointId: string) =>
     emailsFor(endpointId).map((m) => m.subject.match(/endpoint (\w+)/)?.[1]);
 
+  /** Enough permit updates that the run must continue as new. */
+  const rollOver = async (ep: WorkflowHandle) => {
+    for (let sent = 0; sent < PERMIT_UPDATES_TO_ROLL_OVER; sent += 50) {
+      const n = Math.min(50, PERMIT_UPDATES_TO_ROLL_OVER - sent);
+      await Promise.all(
+        Array.from({ length: n }, () => ep.executeUpdate(reserveTurnsUpdate, { args: [{ deliveryIds: [] }] })),
+      );
+    }
+  };
+
   it('R-BIRD-HEALTH: a run due to roll over does not wait for a notice retrying while the mail server is down; the next run sends it, then an operator stop\'s "paused" notice, each once', async () => {
     const { endpointId, handle: ep } = await h.createEndpoint('bird');
     statuses.set(`/${endpointId}`, 500);
@@ -41,14 +51,7 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
 
     // Enough permit updates that the run must roll over. It used to wait for the notice
     // first, taking every update meanwhile until Temporal refused them (2,000 per run).
-    for (let sent = 0; sent < PERMIT_UPDATES_TO_ROLL_OVER; sent += 50) {
-      const n = Math.min(50, PERMIT_UPDATES_TO_ROLL_OVER - sent);
-      await Promise.all(
-        Array.from({ length: n }, () =>
-          ep.executeUpdate(reserveTurnsUpdate, { args: [{ deliveryIds: [] }] }),
-        ),
-      );
-    }
+    await rollOver(ep);
     await h.advanceUntil(async () => (await runId(ep)) !== firstRun, S, MIN);
     expect(emailsFor(endpointId)).toHaveLength(0);
 
@@ -63,5 +66,28 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
     // Each retries on its own schedule, so either may arrive first.
     expect(notices(endpointId).sort()).toEqual(['degraded', 'paused']);
     expect((await h.view(endpointId)).health.status).toBe('paused');
+  });
+
+  it('R-BIRD-HEALTH: a notice handed to the next run keeps what is left of its retries (about 2.5 h in all), it does not start them again', async () => {
+    const { endpointId, handle: ep } = await h.createEndpoint('bird');
+    statuses.set(`/${endpointId}`, 500);
+    const smtpPort = h.smtp.lastPort;
+    await h.smtp.stop();
+    await h.publish(endpointId, 'bird');
+    await h.advanceUntil(async () => (await h.view(endpointId)).health.status === 'degraded', S, 10 * S);
+
+    // Two hours of the degraded notice's retries, then a roll-over hands it to the next run.
+    await h.advance(120 * MIN);
+    const before = await runId(ep);
+    await rollOver(ep);
+    await h.advanceUntil(async () => (await runId(ep)) !== before, S, MIN);
+
+    // Past the notice's 2.5 h, the mail server comes back: the notice was given up for good
+    // at its time, not retried for another 2.5 h from the roll-over.
+    await h.advance(45 * MIN);
+    await h.smtp.start(smtpPort);
+    await h.advance(30 * MIN);
+    expect(notices(endpointId)).toEqual([]);
+    expect((await h.view(endpointId)).health.status).toBe('degraded');
   });
 });
