@@ -111,7 +111,8 @@ export function temporalSourceStore(deps: {
       return ids.size;
     },
     async create(input) {
-      created.remember(input.tenantId, input.sourceId);
+      // Remembered once started: a start the server refused made no source. Creates of one
+      // tenant run one at a time (startWithinCap), so none counts in between.
       await client.workflow.start(SOURCE_WORKFLOW, {
         workflowId: input.sourceId,
         taskQueue,
@@ -123,6 +124,7 @@ export function temporalSourceStore(deps: {
           { key: SA_STATUS, value: HASHED_SOURCE_STATUS },
         ],
       });
+      created.remember(input.tenantId, input.sourceId);
     },
     async change(id, c) {
       try {
