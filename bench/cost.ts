@@ -136,7 +136,7 @@ export function countHistory(events: HistoryEvent[], afterEventId = 0): Counts {
   return c;
 }
 
-async function history(conn: Connection, namespace: string, workflowId: string, runId?: string) {
+export async function history(conn: Connection, namespace: string, workflowId: string, runId?: string) {
   const events: HistoryEvent[] = [];
   let token: Uint8Array | undefined;
   do {

@@ -102,6 +102,9 @@ const { values } = parseArgs({
     'herald-names-events': { type: 'boolean', default: false },
     // An A/B of one setting: `--herald-env=NAME=value`, repeatable, added to Herald's environment.
     'herald-env': { type: 'string', multiple: true, default: [] },
+    // (7): read every delivery's history after the run: where the first tasks waited, and
+    // what a fast and a slow delivery cost (bench/first-tasks.ts). About 20 s more.
+    histories: { type: 'boolean', default: false },
     ...Object.fromEntries(Object.keys(FULL).map((k) => [k, { type: 'string' as const }])),
   },
 });
@@ -221,6 +224,7 @@ async function main() {
         fastCount: size['slow-fast'],
         rate: size['slow-rate'],
         seconds: size['slow-seconds'],
+        histories: values.histories,
       }),
     );
     await step('cost', () => cost(ctx, size['cost-events'], size['cost-endpoints'], size['cost-open-after']));

@@ -4,6 +4,7 @@ import type { HeraldTarget } from './herald.js';
 import { closedLoop, openLoop } from './load.js';
 import { BenchReceiver, nowMs } from './receiver.js';
 import { timeline } from './cost.js';
+import { readFirstTasks, summarizeFirstTasks } from './first-tasks.js';
 import { percentile, round, summary } from './stats.js';
 import { readFrontendRequests } from './server-requests.js';
 import { countsBetween } from './prom-text.js';
@@ -352,7 +353,15 @@ export async function recovery(ctx: Ctx, events: number, failSeconds: number) {
  */
 export async function slowNeighbour(
   ctx: Ctx,
-  o: { slowEvents: number; slowDelayMs: number; fastCount: number; rate: number; seconds: number },
+  o: {
+    slowEvents: number;
+    slowDelayMs: number;
+    fastCount: number;
+    rate: number;
+    seconds: number;
+    /** Also read every delivery's history: where first tasks waited, and the counts (first-tasks.ts). */
+    histories?: boolean;
+  },
 ) {
   const slowReceiver = new BenchReceiver();
   const slowUrl = await slowReceiver.start();
@@ -408,7 +417,14 @@ export async function slowNeighbour(
       () => false,
     );
     await new Promise((r) => setTimeout(r, o.slowDelayMs + 1000));
+    const histories = o.histories
+      ? await firstTaskSummaries(ctx, t0, {
+          fast: [...acks.keys()].map((i) => ctx.receiver.firstDelivery.get(fid(i))),
+          slow: Array.from({ length: o.slowEvents }, (_, i) => slowReceiver.firstDelivery.get(sid(i))),
+        })
+      : {};
     return {
+      ...histories,
       slowNeighbourFastP50Ms: s.p50,
       slowNeighbourFastP95Ms: s.p95,
       slowNeighbourFastP99Ms: s.p99,
@@ -424,6 +440,18 @@ export async function slowNeighbour(
   } finally {
     await slowReceiver.close();
   }
+}
+
+/** (7) with `--histories`: per group of deliveries, where first tasks waited and what each cost. */
+async function firstTaskSummaries(ctx: Ctx, t0: number, groups: Record<'fast' | 'slow', (string | undefined)[]>) {
+  const out: Record<string, ReturnType<typeof summarizeFirstTasks>> = {};
+  for (const [name, ids] of Object.entries(groups)) {
+    const known = ids.filter((id): id is string => id !== undefined);
+    const rows = await readFirstTasks(ctx.herald.temporalAddress, ctx.herald.namespace, known);
+    out[name] = summarizeFirstTasks(rows, t0);
+    ctx.log(`slow: ${name} deliveries' first tasks: ${JSON.stringify(out[name])}`);
+  }
+  return { slowNeighbourFirstTasks: out };
 }
 
 /** Most receipts of `arrivals` (ms timestamps) inside any one-second window. */
