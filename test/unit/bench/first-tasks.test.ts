@@ -1,10 +1,12 @@
-import proto from '@temporalio/proto';
+import proto, { type temporal } from '@temporalio/proto';
 import { describe, expect, it } from 'vitest';
 import { firstTaskOf, summarizeFirstTasks } from '../../../bench/first-tasks.js';
 
 const T = proto.temporal.api.enums.v1.EventType;
 const at = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
-const ev = (eventId: number, eventType: number, ms: number) => ({ eventId, eventType, eventTime: at(ms) });
+// Numbers where a decoded history has Longs: the reader takes either (Number()).
+const ev = (eventId: number, eventType: number, ms: number) =>
+  ({ eventId, eventType, eventTime: at(ms) }) as unknown as temporal.api.history.v1.IHistoryEvent;
 
 /** A delivery: started at `t`, its first task taken `waitMs` later, one activity and one signal if `slow`. */
 const delivery = (t: number, waitMs: number, slow = false) => {
