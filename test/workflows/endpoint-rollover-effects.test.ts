@@ -38,15 +38,22 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
     }
   };
 
-  it('R-BIRD-HEALTH: a run due to roll over does not wait for a notice retrying while the mail server is down; the next run sends it, then an operator stop\'s "paused" notice, each once', async () => {
+  /**
+   * A Bird endpoint degraded while the mail server is down: its degraded notice keeps
+   * retrying in the background, for hours (20 attempts, up to 10 minutes apart).
+   */
+  const degradedWithMailDown = async () => {
     const { endpointId, handle: ep } = await h.createEndpoint('bird');
     statuses.set(`/${endpointId}`, 500);
-    // The mail server is down: the degraded notice keeps retrying in the background, for
-    // hours (20 attempts, up to 10 minutes apart).
     const smtpPort = h.smtp.lastPort;
     await h.smtp.stop();
     await h.publish(endpointId, 'bird');
     await h.advanceUntil(async () => (await h.view(endpointId)).health.status === 'degraded', S, 10 * S);
+    return { endpointId, ep, smtpPort };
+  };
+
+  it('R-BIRD-HEALTH: a run due to roll over does not wait for a notice retrying while the mail server is down; the next run sends it, then an operator stop\'s "paused" notice, each once', async () => {
+    const { endpointId, ep, smtpPort } = await degradedWithMailDown();
     const firstRun = await runId(ep);
 
     // Enough permit updates that the run must roll over. It used to wait for the notice
@@ -69,12 +76,7 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
   });
 
   it('R-BIRD-HEALTH: a notice handed to the next run keeps what is left of its retries (about 2.5 h in all), it does not start them again', async () => {
-    const { endpointId, handle: ep } = await h.createEndpoint('bird');
-    statuses.set(`/${endpointId}`, 500);
-    const smtpPort = h.smtp.lastPort;
-    await h.smtp.stop();
-    await h.publish(endpointId, 'bird');
-    await h.advanceUntil(async () => (await h.view(endpointId)).health.status === 'degraded', S, 10 * S);
+    const { endpointId, ep, smtpPort } = await degradedWithMailDown();
 
     // Two hours of the degraded notice's retries, then a roll-over hands it to the next run.
     await h.advance(120 * MIN);
