@@ -325,13 +325,16 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
  * One workflow's history as [event type, ms since `fromMs`] pairs (wall clock), to see where a
  * slow delivery's time went: its start, its first task's schedule, the task's start.
  */
+/** An event's time in ms since the epoch; NaN for one without a time. */
+export const eventMs = (e: HistoryEvent) =>
+  e.eventTime ? Number(e.eventTime.seconds ?? 0) * 1000 + Math.round((e.eventTime.nanos ?? 0) / 1e6) : NaN;
+
 export async function timeline(address: string, namespace: string, workflowId: string, fromMs: number) {
   const conn = await Connection.connect({ address });
   try {
     const events = await history(conn, namespace, workflowId);
     return events.map((e) => {
-      const t = e.eventTime;
-      const ms = t ? Number(t.seconds ?? 0) * 1000 + Math.round((t.nanos ?? 0) / 1e6) : NaN;
+      const ms = eventMs(e);
       const name = (T[e.eventType ?? 0] ?? String(e.eventType)).replace('EVENT_TYPE_', '');
       return [name, Math.round(ms - fromMs)] as const;
     });

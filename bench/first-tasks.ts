@@ -4,7 +4,7 @@
 // other waited in matching for a free slot. With it, what the delivery cost in all.
 import { Connection } from '@temporalio/client';
 import proto, { type temporal } from '@temporalio/proto';
-import { countHistory, history } from './cost.js';
+import { countHistory, eventMs, history } from './cost.js';
 import { percentile, round } from './stats.js';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -24,9 +24,6 @@ export interface FirstTask {
   signals: number;
 }
 
-const msOf = (e: HistoryEvent) =>
-  Number(e.eventTime?.seconds ?? 0) * 1000 + Math.round((e.eventTime?.nanos ?? 0) / 1e6);
-
 /** The first task's wait and the delivery's counts; undefined for a history without a started task. */
 export function firstTaskOf(events: HistoryEvent[]): FirstTask | undefined {
   const started = events.find((e) => e.eventType === T.EVENT_TYPE_WORKFLOW_EXECUTION_STARTED);
@@ -35,8 +32,8 @@ export function firstTaskOf(events: HistoryEvent[]): FirstTask | undefined {
   if (!started || !scheduled || !taken) return undefined;
   const c = countHistory(events);
   return {
-    startedAt: msOf(started),
-    waitMs: msOf(taken) - msOf(scheduled),
+    startedAt: eventMs(started),
+    waitMs: eventMs(taken) - eventMs(scheduled),
     workflowTasks: c.workflowTasks,
     historyEvents: c.historyEvents,
     activityTasks: c.activityTasks,
