@@ -87,20 +87,19 @@ const { isDeliveryRunning } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
 });
+/**
+ * How long a notice is retried, from its first attempt: about 20 attempts, 10 s doubling to
+ * 10 minutes apart. A time rather than a count, so that a notice a roll-over hands to the
+ * next run retries only for what is left of it, however many roll-overs come between.
+ */
+const NOTICE_RETRIES_MS = 150 * 60_000;
 const NOTIFY_OPTIONS = {
   startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '10s', maximumInterval: '10 minutes', maximumAttempts: 20 },
+  retry: { initialInterval: '10s', maximumInterval: '10 minutes' },
   // A notice stopped for a roll-over ends its attempt under way first: the next run sends it
   // again only if that attempt did not get through, so no notice goes out twice.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,
 } as const;
-const { notifyEndpoint } = proxyActivities<Activities>(NOTIFY_OPTIONS);
-/**
- * About the time a notice's 20 attempts take (10 s doubling to 10 minutes apart). A notice
- * handed to the next run retries for what is left of it, so roll-overs do not make it retry
- * for ever.
- */
-const NOTICE_RETRIES_MS = 150 * 60_000;
 const { sendTestDelivery } = proxyActivities<Activities>({
   startToCloseTimeout: '2 minutes',
   retry: { maximumAttempts: 1 },
@@ -436,15 +435,15 @@ export async function endpointWorkflow(input: EndpointInput): Promise<EndpointVi
           log.warn('notification failed for good', { endpointId, notice: e.notice, err: 'retries used up' });
           return;
         }
-        const notify =
-          e.retryingSince === undefined
-            ? notifyEndpoint
-            : proxyActivities<Activities>({ ...NOTIFY_OPTIONS, scheduleToCloseTimeout: left }).notifyEndpoint;
+        const { notifyEndpoint } = proxyActivities<Activities>({
+          ...NOTIFY_OPTIONS,
+          scheduleToCloseTimeout: left,
+        });
         // Notices retry on their own schedule; they must not hold up cancelling deliveries.
         const scope = new CancellationScope();
         notices.set(e, scope);
         const sent = scope.run(() =>
-          notify({
+          notifyEndpoint({
             notice: e.notice,
             ctx: {
               tenantId: input.tenantId,

@@ -47,3 +47,26 @@ describe('issue 16: entity histories recorded before the read-revision memo repl
     },
   );
 });
+
+describe('R-BIRD-HEALTH: an endpoint history whose notice was scheduled with a count of attempts replays on this code', () => {
+  // Recorded on 6a13337, while a notice was still retried for 20 attempts: a Bird endpoint
+  // degraded with the mail server down, its degraded notice retrying. Notices now retry for
+  // a time (schedule-to-close) instead; a replay matches a scheduled activity by its id and
+  // type only, so the runs that scheduled theirs the old way go on without a patch.
+  it('replays without a nondeterminism error', async () => {
+    const fixture = recorded('endpoint-notice-history-6a13337.json');
+    const history = temporal.api.history.v1.History.decode(Buffer.from(fixture.history, 'base64'));
+    const notice = history.events.find(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'notifyEndpoint',
+    );
+    expect(notice?.activityTaskScheduledEventAttributes?.retryPolicy?.maximumAttempts).toBe(20);
+    // The recording harness starts its endpoints with a client that has no codec, so their
+    // input is plaintext beside the worker's encrypted payloads.
+    const dataConverter = dataConverterFor(
+      testConfig({ HERALD_CODEC_KEYS: fixture.codecKey, HERALD_CODEC_ACCEPT_PLAINTEXT: 'true' }),
+    );
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: workflowBundle(), dataConverter }, history, fixture.workflowId),
+    ).resolves.toBeUndefined();
+  });
+});
