@@ -11,12 +11,26 @@ import { testConfig, workflowBundle } from '../helpers/temporal.js';
  * revisions in their memo (issue 16). Their payloads are encrypted with a key made for the
  * recording alone, kept beside each.
  */
-const recorded = (name: string) =>
-  JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as {
+const recorded = (name: string) => {
+  const fixture = JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as {
     codecKey: string;
     workflowId: string;
     history: string;
   };
+  const history = temporal.api.history.v1.History.decode(Buffer.from(fixture.history, 'base64'));
+  return { ...fixture, history };
+};
+
+/** Replays a recorded history on this code's workflows; `config` adds to the codec key's. */
+const replay = (fixture: ReturnType<typeof recorded>, config: Record<string, string> = {}) =>
+  Worker.runReplayHistory(
+    {
+      workflowBundle: workflowBundle(),
+      dataConverter: dataConverterFor(testConfig({ HERALD_CODEC_KEYS: fixture.codecKey, ...config })),
+    },
+    fixture.history,
+    fixture.workflowId,
+  );
 
 describe('issue 16: entity histories recorded before the read-revision memo replay on this code', () => {
   it.each([
@@ -34,16 +48,8 @@ describe('issue 16: entity histories recorded before the read-revision memo repl
     'replays %s without a nondeterminism error (patched() guards the new memo writes)',
     async (_what, file, least) => {
       const fixture = recorded(file);
-      const history = temporal.api.history.v1.History.decode(Buffer.from(fixture.history, 'base64'));
-      expect(history.events.length).toBeGreaterThan(least);
-      const dataConverter = dataConverterFor(testConfig({ HERALD_CODEC_KEYS: fixture.codecKey }));
-      await expect(
-        Worker.runReplayHistory(
-          { workflowBundle: workflowBundle(), dataConverter },
-          history,
-          fixture.workflowId,
-        ),
-      ).resolves.toBeUndefined();
+      expect(fixture.history.events.length).toBeGreaterThan(least);
+      await expect(replay(fixture)).resolves.toBeUndefined();
     },
   );
 });
@@ -55,18 +61,12 @@ describe('R-BIRD-HEALTH: an endpoint history whose notice was scheduled with a c
   // type only, so the runs that scheduled theirs the old way go on without a patch.
   it('replays without a nondeterminism error', async () => {
     const fixture = recorded('endpoint-notice-history-6a13337.json');
-    const history = temporal.api.history.v1.History.decode(Buffer.from(fixture.history, 'base64'));
-    const notice = history.events.find(
+    const notice = fixture.history.events.find(
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'notifyEndpoint',
     );
     expect(notice?.activityTaskScheduledEventAttributes?.retryPolicy?.maximumAttempts).toBe(20);
     // The recording harness starts its endpoints with a client that has no codec, so their
     // input is plaintext beside the worker's encrypted payloads.
-    const dataConverter = dataConverterFor(
-      testConfig({ HERALD_CODEC_KEYS: fixture.codecKey, HERALD_CODEC_ACCEPT_PLAINTEXT: 'true' }),
-    );
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: workflowBundle(), dataConverter }, history, fixture.workflowId),
-    ).resolves.toBeUndefined();
+    await expect(replay(fixture, { HERALD_CODEC_ACCEPT_PLAINTEXT: 'true' })).resolves.toBeUndefined();
   });
 });
