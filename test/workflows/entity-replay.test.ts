@@ -65,8 +65,8 @@ describe('R-BIRD-HEALTH: an endpoint history whose notice was scheduled with a c
       (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'notifyEndpoint',
     );
     expect(notice?.activityTaskScheduledEventAttributes?.retryPolicy?.maximumAttempts).toBe(20);
-    // The recording harness starts its endpoints with a client that has no codec, so their
-    // input is plaintext beside the worker's encrypted payloads.
+    // The endpoint harness that recorded it runs without the payload codec: its payloads
+    // (a test endpoint's generated secret among them) are plaintext.
     await expect(replay(fixture, { HERALD_CODEC_ACCEPT_PLAINTEXT: 'true' })).resolves.toBeUndefined();
   });
 });
