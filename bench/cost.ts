@@ -321,14 +321,14 @@ export async function cost(ctx: Ctx, events: number, endpointCount: number, open
   }
 }
 
-/**
- * One workflow's history as [event type, ms since `fromMs`] pairs (wall clock), to see where a
- * slow delivery's time went: its start, its first task's schedule, the task's start.
- */
 /** An event's time in ms since the epoch; NaN for one without a time. */
 export const eventMs = (e: HistoryEvent) =>
   e.eventTime ? Number(e.eventTime.seconds ?? 0) * 1000 + Math.round((e.eventTime.nanos ?? 0) / 1e6) : NaN;
 
+/**
+ * One workflow's history as [event type, ms since `fromMs`] pairs (wall clock), to see where a
+ * slow delivery's time went: its start, its first task's schedule, the task's start.
+ */
 export async function timeline(address: string, namespace: string, workflowId: string, fromMs: number) {
   const conn = await Connection.connect({ address });
   try {
