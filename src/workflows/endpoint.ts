@@ -17,6 +17,7 @@ import {
 import type { Activities } from '../activities/index.js';
 import { applyHealth, initialHealth, nextWakeAt } from '../health/engine.js';
 import { healthBanner } from '../health/reporting.js';
+import { NOTICE_ATTEMPT_MS, NOTICE_BACKOFF, NOTICE_RETRIES_MS } from '../notify/notice-retries.js';
 import { HEALTH_MEMO_KEY, healthMemoCurrent } from '../shared/health-memo.js';
 import { ReadRevision, SNAPSHOT_MEMO_KEY, firstExpiry } from '../shared/snapshot-memo.js';
 import type { HealthInput, HealthState } from '../health/types.js';
@@ -87,15 +88,13 @@ const { isDeliveryRunning } = proxyActivities<Activities>({
   startToCloseTimeout: '30 seconds',
   retry: { initialInterval: '1s', maximumInterval: '10s', maximumAttempts: 5 },
 });
-/**
- * How long a notice is retried, from its first attempt: about 20 attempts, 10 s doubling to
- * 10 minutes apart. A time rather than a count, so that a notice a roll-over hands to the
- * next run retries only for what is left of it, however many roll-overs come between.
- */
-const NOTICE_RETRIES_MS = 150 * 60_000;
 const NOTIFY_OPTIONS = {
-  startToCloseTimeout: '1 minute',
-  retry: { initialInterval: '10s', maximumInterval: '10 minutes' },
+  startToCloseTimeout: NOTICE_ATTEMPT_MS,
+  retry: {
+    initialInterval: NOTICE_BACKOFF.initialMs,
+    maximumInterval: NOTICE_BACKOFF.maximumMs,
+    backoffCoefficient: NOTICE_BACKOFF.coefficient,
+  },
   // A notice stopped for a roll-over ends its attempt under way first: the next run sends it
   // again only if that attempt did not get through, so no notice goes out twice.
   cancellationType: ActivityCancellationType.WAIT_CANCELLATION_COMPLETED,

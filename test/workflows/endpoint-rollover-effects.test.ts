@@ -5,6 +5,7 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disableEndpointUpdate, reserveTurnsUpdate } from '../../src/shared/endpoint-messages.js';
+import { NOTICE_RETRIES_MS } from '../../src/notify/notice-retries.js';
 import { EndpointHarness } from '../helpers/endpoint-harness.js';
 
 const S = 1000;
@@ -75,7 +76,7 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
     expect((await h.view(endpointId)).health.status).toBe('paused');
   });
 
-  it('R-BIRD-HEALTH: a notice handed to the next run keeps what is left of its retries (about 2.5 h in all), it does not start them again', async () => {
+  it('R-BIRD-HEALTH: a notice handed to the next run keeps what is left of its retries (about 2 h 40 min in all), it does not start them again', async () => {
     const { endpointId, ep, smtpPort } = await degradedWithMailDown();
 
     // Two hours of the degraded notice's retries, then a roll-over hands it to the next run.
@@ -84,9 +85,9 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
     await rollOver(ep);
     await h.advanceUntil(async () => (await runId(ep)) !== before, S, MIN);
 
-    // Past the notice's 2.5 h, the mail server comes back: the notice was given up for good
-    // at its time, not retried for another 2.5 h from the roll-over.
-    await h.advance(45 * MIN);
+    // Past the notice's budget, the mail server comes back: the notice was given up for good
+    // at its time, not retried for another 2 h 40 min from the roll-over.
+    await h.advance(NOTICE_RETRIES_MS - 120 * MIN + 5 * MIN);
     await h.smtp.start(smtpPort);
     await h.advance(30 * MIN);
     expect(notices(endpointId)).toEqual([]);
