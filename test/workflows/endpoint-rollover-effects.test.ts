@@ -80,14 +80,15 @@ describe('endpoint roll-over keeps the health rules’ effects (R-BIRD-HEALTH, R
     const { endpointId, ep, smtpPort } = await degradedWithMailDown();
 
     // Two hours of the degraded notice's retries, then a roll-over hands it to the next run.
-    await h.advance(120 * MIN);
+    const handedOverAfter = 120 * MIN;
+    await h.advance(handedOverAfter);
     const before = await runId(ep);
     await rollOver(ep);
     await h.advanceUntil(async () => (await runId(ep)) !== before, S, MIN);
 
     // Past the notice's budget, the mail server comes back: the notice was given up for good
     // at its time, not retried for another 2 h 40 min from the roll-over.
-    await h.advance(NOTICE_RETRIES_MS - 120 * MIN + 5 * MIN);
+    await h.advance(NOTICE_RETRIES_MS - handedOverAfter + 5 * MIN);
     await h.smtp.start(smtpPort);
     await h.advance(30 * MIN);
     expect(notices(endpointId)).toEqual([]);

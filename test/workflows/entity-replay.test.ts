@@ -7,9 +7,8 @@ import { testConfig, workflowBundle } from '../helpers/temporal.js';
 
 /**
  * Entity workflows live for months, so every deploy replays histories the code before it
- * wrote. These were recorded on 489b3de, before endpoints and tenants counted their read
- * revisions in their memo (issue 16). Their payloads are encrypted with a key made for the
- * recording alone, kept beside each.
+ * wrote. Each fixture keeps beside its history the codec key made for the recording alone;
+ * the one recorded without the codec (below) is plaintext.
  */
 const recorded = (name: string) => {
   const fixture = JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as {
@@ -32,6 +31,7 @@ const replay = (fixture: ReturnType<typeof recorded>, config: Record<string, str
     fixture.workflowId,
   );
 
+// Recorded on 489b3de, before endpoints and tenants counted their read revisions in their memo.
 describe('issue 16: entity histories recorded before the read-revision memo replay on this code', () => {
   it.each([
     [
