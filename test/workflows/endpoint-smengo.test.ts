@@ -1,8 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { baseDelaySeconds } from '../../src/policy/schedule.js';
+import { resolvePolicy } from '../../src/policy/policy.js';
 import { resumeEndpointUpdate, sendTestUpdate } from '../../src/shared/endpoint-messages.js';
 import { EndpointHarness } from '../helpers/endpoint-harness.js';
 
 const HOUR = 3_600_000;
+
+/**
+ * How far apart two smengo schedules can end: every wait is jittered by [min, max), so two
+ * deliveries started together can exhaust up to (max - min) x the whole schedule apart
+ * (0.2 x 27.6 h = 5.5 h). A second delivery started later than that cannot exhaust first.
+ */
+function smengoEnds(): { earliestMs: number; spreadMs: number } {
+  const p = resolvePolicy('smengo');
+  let scheduleMs = 0;
+  for (let failed = 1; failed < p.maxAttempts; failed++) scheduleMs += baseDelaySeconds(p, failed) * 1000;
+  return { earliestMs: scheduleMs * p.jitter.min, spreadMs: scheduleMs * (p.jitter.max - p.jitter.min) };
+}
 
 describe('endpoint health: smengo (R-SMENGO-HEALTH)', () => {
   let h: EndpointHarness;
@@ -15,8 +29,12 @@ describe('endpoint health: smengo (R-SMENGO-HEALTH)', () => {
     const { endpointId, handle: ep } = await h.createEndpoint('smengo');
     h.respond((_r, _i, res) => res.writeHead(500).end());
     const first = await h.publish(endpointId, 'smengo');
-    // A second delivery starts 3 h later, so it is mid-schedule when the first exhausts.
-    await h.advance(3 * HOUR);
+    // A second delivery starts after the jitter spread, so it is mid-schedule when the first
+    // exhausts and cannot exhaust before it (3 h, as before, lost that race in 0.6% of runs).
+    const ends = smengoEnds();
+    const offsetMs = Math.ceil(ends.spreadMs / HOUR) * HOUR;
+    expect(offsetMs).toBeLessThan(ends.earliestMs);
+    await h.advance(offsetMs);
     const second = await h.publish(endpointId, 'smengo');
     await h.advanceUntil(async () => (await h.delivery(first)).status === 'exhausted', HOUR, 40 * HOUR);
 
