@@ -44,8 +44,12 @@ describe('endpoint health: dongtien (R-DT-HEALTH)', () => {
     const { endpointId } = await h.createEndpoint('dongtien');
     statuses.set(`/${endpointId}`, 500);
     const d1 = await h.publish(endpointId, 'dongtien');
+    // d2 starts 2 min later so the two third attempts (5 min x [0.9, 1.1) in) are at least a
+    // minute apart: published together they can come due within the moment it takes the 5th
+    // failure to reach the endpoint, and the other one is then sent as a 6th request.
+    await h.advance(2 * MIN);
     const d2 = await h.publish(endpointId, 'dongtien');
-    // Both fail at once and after ~5 s (4 failures); the 5th is a third attempt ~5 min in.
+    // Each fails at once and ~5 s later (4 failures); the 5th is d1's third attempt ~5 min in.
     await h.advanceUntil(
       async () => (await h.view(endpointId)).health.status === 'suspended',
       30 * S,
