@@ -159,13 +159,15 @@ describe('issue 17: ordered (fifo) endpoints across two workers', () => {
       eventTypes: ['fifo.c'],
       preset: 'railhook',
       ordering: 'fifo',
-      policy: { maxAttempts: 2, retryDelays: [3] },
+      // Railhook's jitter is [0.5, 1.5): c2's retry comes 5-15 s after its failure, time for
+      // the dead-letter retry below to reach c1 before c2 and c3 are done.
+      policy: { maxAttempts: 2, retryDelays: [10] },
     });
     const dlv = (k: number) => deliveryIdFor(tenant.tenantId, id('c', k), c.endpointId);
     // c1 fails twice: a dead letter, which releases the next.
     await publish('fifo.c', id('c', 1), 1);
     await expect.poll(async () => (await state(dlv(1))).status, { timeout: 60_000, interval: 500 }).toBe('exhausted');
-    // c2 fails once and waits 3 s for its retry; c3 waits behind it.
+    // c2 fails once and waits for its retry; c3 waits behind it.
     await publish('fifo.c', id('c', 2), 2);
     await publish('fifo.c', id('c', 3), 3);
     await expect.poll(async () => (await seen('/dlq')).filter((r) => r.webhookId === id('c', 2)).length, { timeout: 30_000 }).toBe(1);

@@ -112,7 +112,8 @@ describe('issue 20: Herald metrics count what happened', () => {
   it('counts successes, retries, a deferral and a dead letter exactly, and the publishes by answer code', async () => {
     const policy = { maxAttempts: 3, retryDelays: [2], timeoutSeconds: 5 };
     await endpoint('/ok', 'm.ok', policy);
-    const flaky = await endpoint('/flaky', 'm.flaky', policy);
+    // 5 s x [0.9, 1.1): the pause below has at least 4.5 s to land before the retry.
+    const flaky = await endpoint('/flaky', 'm.flaky', { ...policy, retryDelays: [5] });
     await endpoint('/dead', 'm.dead', { maxAttempts: 2, retryDelays: [1], timeoutSeconds: 5 });
 
     // Two plain successes.
