@@ -1,21 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { baseDelaySeconds } from '../../src/policy/schedule.js';
-import { resolvePolicy } from '../../src/policy/policy.js';
+import { resolvePolicy, worstCaseScheduleSeconds } from '../../src/policy/policy.js';
 import { resumeEndpointUpdate, sendTestUpdate } from '../../src/shared/endpoint-messages.js';
 import { EndpointHarness } from '../helpers/endpoint-harness.js';
 
 const HOUR = 3_600_000;
 
 /**
- * How far apart two smengo schedules can end: every wait is jittered by [min, max), so two
- * deliveries started together can exhaust up to (max - min) x the whole schedule apart
- * (0.2 x 27.6 h = 5.5 h). A second delivery started later than that cannot exhaust first.
+ * When a failing smengo delivery can end, from its start: at the latest, every wait at its
+ * maximum jitter (worstCaseScheduleSeconds); at the earliest, every wait at its minimum. Two
+ * started together can end up to ~5.5 h apart (0.2 x the 27.6 h schedule), so a second one
+ * started later than that spread cannot exhaust first.
  */
-function smengoEnds(): { earliestMs: number; spreadMs: number } {
+function smengoEnds(): { earliestMs: number; latestMs: number } {
   const p = resolvePolicy('smengo');
-  let scheduleMs = 0;
-  for (let failed = 1; failed < p.maxAttempts; failed++) scheduleMs += baseDelaySeconds(p, failed) * 1000;
-  return { earliestMs: scheduleMs * p.jitter.min, spreadMs: scheduleMs * (p.jitter.max - p.jitter.min) };
+  let delaysMs = 0;
+  for (let failed = 1; failed < p.maxAttempts; failed++) delaysMs += baseDelaySeconds(p, failed) * 1000;
+  return { earliestMs: delaysMs * p.jitter.min, latestMs: worstCaseScheduleSeconds(p) * 1000 };
 }
 
 describe('endpoint health: smengo (R-SMENGO-HEALTH)', () => {
@@ -32,7 +33,7 @@ describe('endpoint health: smengo (R-SMENGO-HEALTH)', () => {
     // A second delivery starts after the jitter spread, so it is mid-schedule when the first
     // exhausts and cannot exhaust before it (3 h, as before, lost that race in 0.6% of runs).
     const ends = smengoEnds();
-    const offsetMs = Math.ceil(ends.spreadMs / HOUR) * HOUR;
+    const offsetMs = Math.ceil((ends.latestMs - ends.earliestMs) / HOUR) * HOUR;
     expect(offsetMs).toBeLessThan(ends.earliestMs);
     await h.advance(offsetMs);
     const second = await h.publish(endpointId, 'smengo');
